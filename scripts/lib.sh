@@ -1,0 +1,74 @@
+# shellcheck shell=bash
+# Common definitions for the compaction-latency scripts.  Sourced, not run.
+#
+# Environment (defaults in brackets):
+#   BUILD           directory for every build output [<checkout>/build]
+#   KSRC            kernel tree to use instead of the Debian tarball [unset]
+#   KERNEL_TARBALL  Debian linux-source tarball [/usr/src/linux-source-6.12.tar.xz]
+#   CONFIG          kernel config flavour: minimal or debug [minimal]
+#   JOBS            parallel make jobs [nproc]
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+KSRC=${KSRC:-}
+KERNEL_TARBALL=${KERNEL_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+CONFIG=${CONFIG:-minimal}
+JOBS=${JOBS:-$(nproc)}
+SERIES_FILE=$TOP/patches/series
+
+# Every entry point installs what is missing first (quick when nothing is).
+if [ -z "${DEPS_CHECKED:-}" ]; then
+	DEPS_CHECKED=1 "$TOP/scripts/install-deps" || exit 1
+	export DEPS_CHECKED=1
+fi
+
+log() { printf '[%s] %s\n' "${0##*/}" "$*" >&2; }
+die() { printf '%s: error: %s\n' "${0##*/}" "$*" >&2; exit 1; }
+
+# The patches named in patches/series, in order, one per line.
+series_patches() {
+	[ -f "$SERIES_FILE" ] || die "missing $SERIES_FILE"
+	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$SERIES_FILE"
+}
+
+series_length() { series_patches | wc -l; }
+
+# Number of series patches a variant applies: vanilla, patched or N.
+variant_patch_count() {
+	local variant=$1 total
+	total=$(series_length)
+	case "$variant" in
+	vanilla) echo 0 ;;
+	patched) echo "$total" ;;
+	'' | *[!0-9]*) die "unknown variant '$variant' (use vanilla, patched or 0..$total)" ;;
+	*)
+		[ "$variant" -le "$total" ] ||
+			die "variant $variant: the series has only $total patches"
+		echo $((10#$variant)) ;;
+	esac
+}
+
+# Directory name of a variant: equal patch sets share one tree and one build.
+variant_name() {
+	local count total
+	count=$(variant_patch_count "$1")
+	total=$(series_length)
+	if [ "$count" -eq 0 ]; then
+		echo vanilla
+	elif [ "$count" -eq "$total" ]; then
+		echo patched
+	else
+		echo "$count"
+	fi
+}
+
+config_fragments() {
+	case "$CONFIG" in
+	minimal) echo "$TOP/scripts/config/minimal.config" ;;
+	debug) echo "$TOP/scripts/config/minimal.config $TOP/scripts/config/debug.config" ;;
+	*) die "unknown CONFIG '$CONFIG' (use minimal or debug)" ;;
+	esac
+}
+
+# Output directory of a variant's kernel build.
+kernel_obj_dir() { echo "$BUILD/obj/$(variant_name "$1")-$CONFIG"; }
