@@ -2,15 +2,22 @@
 # Common definitions for the compaction-latency scripts.  Sourced, not run.
 #
 # Environment (defaults in brackets):
-#   BUILD           directory for every build output [<checkout>/build]
+#   BUILD           directory for every build output [<checkout>/build,
+#                   or <checkout>/build/ksrc-<hash of KSRC> with KSRC]
 #   KSRC            kernel tree to use instead of the Debian tarball [unset]
 #   KERNEL_TARBALL  Debian linux-source tarball [/usr/src/linux-source-6.12.tar.xz]
 #   CONFIG          kernel config flavour: minimal or debug [minimal]
 #   JOBS            parallel make jobs [nproc]
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-BUILD=${BUILD:-$TOP/build}
 KSRC=${KSRC:-}
+# Another kernel tree gets its own build directory, so switching between
+# trees never throws away the other's checkouts and builds.
+if [ -n "$KSRC" ]; then
+	BUILD=${BUILD:-$TOP/build/ksrc-$(printf '%s' "$KSRC" | sha256sum | cut -c1-12)}
+else
+	BUILD=${BUILD:-$TOP/build}
+fi
 KERNEL_TARBALL=${KERNEL_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 CONFIG=${CONFIG:-minimal}
 JOBS=${JOBS:-$(nproc)}
