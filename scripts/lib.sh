@@ -77,5 +77,8 @@ config_fragments() {
 	esac
 }
 
-# Output directory of a variant's kernel build.
-kernel_obj_dir() { echo "$BUILD/obj/$(variant_name "$1")-$CONFIG"; }
+# Output directory of a variant's kernel build.  A direct subdirectory of
+# the variant's source tree: Kbuild then names sources by relative paths
+# ("../mm/compaction.c"), so every variant compiles the same command lines
+# and ccache serves one variant's objects to the next.
+kernel_obj_dir() { echo "$BUILD/src/$(variant_name "$1")/obj-$CONFIG"; }
