@@ -1,0 +1,29 @@
+# shellcheck shell=bash
+# Helpers shared by the guest-side workloads.  Sourced, not run.
+
+WORKLOADS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+FRAG_PID=
+
+meminfo_mb() { echo $(($(sed -n "s/^$1: *\([0-9]*\) kB/\1/p" /proc/meminfo) / 1024)); }
+
+# vmstat_snapshot KEY...: "key value" lines, sorted, for vmstat_delta.
+vmstat_snapshot() { grep -E "^($(echo "$@" | tr ' ' '|')) " /proc/vmstat | sort; }
+
+# vmstat_delta BEFORE AFTER: "key: after - before" lines.
+vmstat_delta() {
+	join <(echo "$1") <(echo "$2") | awk '{ printf "%s: %d\n", $1, $3 - $2 }'
+}
+
+# start_fragment ARGS...: run scripts/workloads/fragment in the background
+# and wait until its holes are punched; FRAG_PID is its PID.
+start_fragment() {
+	rm -f /tmp/fragment.ready
+	"$WORKLOADS/fragment" "$@" --ready /tmp/fragment.ready &
+	FRAG_PID=$!
+	while [ ! -f /tmp/fragment.ready ]; do
+		kill -0 "$FRAG_PID" || { echo "${0##*/}: fragment died" >&2; exit 1; }
+		sleep 0.2
+	done
+}
+
+stop_fragment() { [ -z "$FRAG_PID" ] || kill "$FRAG_PID" 2>/dev/null || true; }
