@@ -27,3 +27,18 @@ start_fragment() {
 }
 
 stop_fragment() { [ -z "$FRAG_PID" ] || kill "$FRAG_PID" 2>/dev/null || true; }
+
+# system_cpu_seconds: CPU time all CPUs spent in the kernel (system, irq
+# and softirq columns of /proc/stat), in seconds.
+system_cpu_seconds() {
+	awk -v hz="$(getconf CLK_TCK)" '/^cpu / { printf "%.2f\n", ($4 + $7 + $8) / hz }' /proc/stat
+}
+
+# buddy_free_pages ORDER: "free_pages_order<ORDER>plus_<zone>: N" for the
+# Normal and DMA32 zones of node 0, N counted in base pages from
+# /proc/buddyinfo (the free blocks an allocation of ORDER could use).
+buddy_free_pages() {
+	grep -E 'Node 0, zone +(Normal|DMA32) ' /proc/buddyinfo |
+		awk -v o="$1" '{ s = 0; for (i = 5 + o; i <= NF; i++) s += $i * 2 ^ (i - 5)
+			printf "free_pages_order%dplus_%s: %d\n", o, $4, s }'
+}
