@@ -15,18 +15,31 @@ vmstat_delta() {
 }
 
 # start_fragment ARGS...: run scripts/workloads/fragment in the background
-# and wait until its holes are punched; FRAG_PID is its PID.
+# and wait until its holes are punched; FRAG_PID is its PID and
+# FRAG_LOG the file with its output.  Returns 1 if it dies first.
+FRAG_LOG=/tmp/fragment.log
 start_fragment() {
 	rm -f /tmp/fragment.ready
-	"$WORKLOADS/fragment" "$@" --ready /tmp/fragment.ready &
+	"$WORKLOADS/fragment" "$@" --ready /tmp/fragment.ready >"$FRAG_LOG" 2>&1 &
 	FRAG_PID=$!
 	while [ ! -f /tmp/fragment.ready ]; do
-		kill -0 "$FRAG_PID" || { echo "${0##*/}: fragment died" >&2; exit 1; }
+		if ! kill -0 "$FRAG_PID" 2>/dev/null; then
+			echo "${0##*/}: fragment died: $(tail -n 1 "$FRAG_LOG")" >&2
+			FRAG_PID=
+			return 1
+		fi
 		sleep 0.2
 	done
+	cat "$FRAG_LOG"
 }
 
-stop_fragment() { [ -z "$FRAG_PID" ] || kill "$FRAG_PID" 2>/dev/null || true; }
+# stop_fragment: kill the fragmenter (its memory is freed) and reap it
+stop_fragment() {
+	[ -n "$FRAG_PID" ] || return 0
+	kill "$FRAG_PID" 2>/dev/null || true
+	wait "$FRAG_PID" 2>/dev/null || true
+	FRAG_PID=
+}
 
 # system_cpu_seconds: CPU time all CPUs spent in the kernel (system, irq
 # and softirq columns of /proc/stat), in seconds.

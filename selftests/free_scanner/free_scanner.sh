@@ -18,51 +18,25 @@
 set -u
 DIR=$(cd "$(dirname "$0")" && pwd)
 . "$DIR/../lib/ktap.sh"
-FRAGMENT=$DIR/../../scripts/workloads/fragment
-READY=/tmp/free_scanner.ready
-LOG=/tmp/free_scanner.log
 FRAG_MB=${FRAG_MB:-$(($(sed -n 's/^MemFree: *\([0-9]*\) kB/\1/p' /proc/meminfo) * 6 / 10 / 1024))}
 COMPACT_MIN_FRACTION=${COMPACT_MIN_FRACTION:-8}
-FRAG_PID=
-
-cleanup() {
-	[ -z "$FRAG_PID" ] || kill "$FRAG_PID" 2>/dev/null
-	wait 2>/dev/null
-	rm -f "$READY" "$LOG"
-}
-trap cleanup EXIT
+# start_fragment, stop_fragment, FRAG_LOG: the workloads' helpers
+. "$DIR/../../scripts/workloads/common.sh"
+trap stop_fragment EXIT
 
 vmstat_value() { sed -n "s/^$1 //p" /proc/vmstat; }
-
-# fragment PATTERN: start the fragmenter, wait for its holes; prints
-# nothing, fails if the fragmenter dies.
-fragment() {
-	rm -f "$READY"
-	"$FRAGMENT" --mb "$FRAG_MB" --pattern "$1" --ready "$READY" >"$LOG" 2>&1 &
-	FRAG_PID=$!
-	while [ ! -f "$READY" ]; do
-		kill -0 "$FRAG_PID" 2>/dev/null || return 1
-		sleep 0.2
-	done
-}
-
-stop_fragment() {
-	kill "$FRAG_PID" 2>/dev/null
-	wait "$FRAG_PID" 2>/dev/null
-	FRAG_PID=
-}
 
 # case PATTERN: one test case
 compaction_case() {
 	local pattern=$1 desc freed total kept m0 f0 i0 migrated
 	desc="free_scanner: compact_memory migrates pages into $pattern holes"
-	if ! fragment "$pattern"; then
-		ktap_print_msg "fragment: $(tail -n 1 "$LOG")"
+	if ! start_fragment --mb "$FRAG_MB" --pattern "$pattern" >/dev/null 2>&1; then
+		ktap_print_msg "fragment died: $(tail -n 1 "$FRAG_LOG")"
 		ktap_test_fail "$desc"
 		return
 	fi
 	# "fragment: M MiB filled, FREED of TOTAL pages freed (PATTERN)"
-	read -r freed total < <(sed -n 's/.* filled, \([0-9]*\) of \([0-9]*\) pages.*/\1 \2/p' "$LOG")
+	read -r freed total < <(sed -n 's/.* filled, \([0-9]*\) of \([0-9]*\) pages.*/\1 \2/p' "$FRAG_LOG")
 	kept=$((total - freed))
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
