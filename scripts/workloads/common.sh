@@ -55,3 +55,11 @@ buddy_free_pages() {
 		awk -v o="$1" '{ s = 0; for (i = 5 + o; i <= NF; i++) s += $i * 2 ^ (i - 5)
 			printf "free_pages_order%dplus_%s: %d\n", o, $4, s }'
 }
+
+# utime + stime of a kernel thread, in seconds
+thread_cpu_seconds() {
+	local pid
+	pid=$(pgrep -x "$1" | head -n 1)
+	[ -n "$pid" ] || { echo 0; return; }
+	awk -v hz="$(getconf CLK_TCK)" '{ printf "%.3f", ($14 + $15) / hz }' "/proc/$pid/stat"
+}
