@@ -56,10 +56,18 @@ buddy_free_pages() {
 			printf "free_pages_order%dplus_%s: %d\n", o, $4, s }'
 }
 
-# utime + stime of a kernel thread, in seconds
+# CPU time of a kernel thread, in seconds: the scheduler's
+# se.sum_exec_runtime (ms, ns resolution) from /proc/PID/sched with
+# CONFIG_SCHED_DEBUG; otherwise utime + stime from /proc/PID/stat, which
+# count in clock ticks (10 ms at HZ=100: too coarse for kswapd once the
+# series has made it idle).
 thread_cpu_seconds() {
 	local pid
 	pid=$(pgrep -x "$1" | head -n 1)
 	[ -n "$pid" ] || { echo 0; return; }
-	awk -v hz="$(getconf CLK_TCK)" '{ printf "%.3f", ($14 + $15) / hz }' "/proc/$pid/stat"
+	if [ -r "/proc/$pid/sched" ]; then
+		awk '$1 == "se.sum_exec_runtime" { printf "%.6f", $3 / 1000 }' "/proc/$pid/sched"
+	else
+		awk -v hz="$(getconf CLK_TCK)" '{ printf "%.3f", ($14 + $15) / hz }' "/proc/$pid/stat"
+	fi
 }
