@@ -109,7 +109,7 @@ main() {
 	ktap_test_result "kswapd_gating: kswapd reclaimed under 1/$RECLAIM_MAX_FRACTION of the page cache" \
 		[ $((stolen * 4 * RECLAIM_MAX_FRACTION)) -lt $((cached * 1024)) ]
 	if grep -qx 'CONFIG_KASAN=y' "${KERNEL_OBJ:-/nonexistent}/.config" 2>/dev/null; then
-		ktap_test_skip "kswapd_gating: order-3 success at least $SUCCESS_MIN_PCT%: KASAN kernel, compaction too slow for this load on any kernel (${success}% here)"
+		ktap_test_skip "kswapd_gating: order-3 success at least $SUCCESS_MIN_PCT%: address-sanitizer kernel, compaction too slow for this load on any kernel (${success}% here)"
 	else
 		ktap_test_result "kswapd_gating: order-3 success at least $SUCCESS_MIN_PCT%" \
 			[ "${success%.*}" -ge "$SUCCESS_MIN_PCT" ]
