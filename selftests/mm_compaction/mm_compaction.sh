@@ -79,8 +79,8 @@ main() {
 	for v in THS_SECONDS THS_MB; do
 		case "${!v}" in
 		'' | *[!0-9]* | 0)
-			ktap_test_fail "mm compaction_test: not run: bad $v '${!v}'"
-			ktap_test_fail "mm transhuge-stress: bad $v '${!v}': not a positive integer"
+			ktap_test_fail "mm compaction_test: not run: bad $v '${!v}' (not a positive integer)"
+			ktap_test_fail "mm transhuge-stress: not run: bad $v '${!v}' (not a positive integer)"
 			ktap_finished ;;
 		esac
 	done
