@@ -18,15 +18,17 @@
 #     request that compaction can serve.  Vanilla 6.12 wakes kswapd for
 #     every failed order-3 watermark check and it reclaims thousands of
 #     pages; with the series, such requests wake kcompactd instead and
-#     kswapd only runs on the fallback (compaction deferred for the order).
-#  2. The order-3 success rate is at least SUCCESS_MIN_PCT: the fallback
-#     must keep gating from starving the allocations.  Skipped on a KASAN
-#     kernel: there kcompactd used seven times the CPU time (9.4 s
-#     against 1.4 s in 10 s) and this load outruns the allocator on every
-#     kernel (one run each: vanilla 49% success, the series 20%, whose
-#     fallback covers deferred compaction, not slow compaction), so the
-#     case would measure the debug overhead.
+#     kswapd only runs on the fallbacks (compaction deferred for the
+#     order, or kcompactd saturated for seconds).
+#  2. The order-3 success rate is at least SUCCESS_MIN_PCT: the fallbacks
+#     must keep gating from starving the allocations.
 #  3. kcompactd was woken: the high-order requests were handed over.
+# Cases 1 and 2 are skipped on a KASAN kernel, with the measured values in
+# the reason: there this load outruns compaction on every kernel (three
+# runs each under icount: vanilla served 14.4% and reclaimed 23,022
+# pages, the series 13.1% and 13,807), kcompactd stays saturated, and the
+# series falls back to kswapd by design, so both cases would measure the
+# debug overhead, not the gating.
 #
 # Environment (default):
 #   HIGHORDER_STRESS_KO   path of highorder_stress.ko (required)
@@ -105,12 +107,13 @@ main() {
 		"high-order wakeups, pgscan $(metric pgscan_kswapd), pgsteal $stolen," \
 		"$(metric kswapd_cpu_seconds) s CPU; kcompactd: $woken wakeups," \
 		"$(metric kcompactd_cpu_seconds) s CPU"
-	# pages of 4 KiB against MiB
-	ktap_test_result "kswapd_gating: kswapd reclaimed under 1/$RECLAIM_MAX_FRACTION of the page cache" \
-		[ $((stolen * 4 * RECLAIM_MAX_FRACTION)) -lt $((cached * 1024)) ]
 	if grep -qx 'CONFIG_KASAN=y' "${KERNEL_OBJ:-/nonexistent}/.config" 2>/dev/null; then
+		ktap_test_skip "kswapd_gating: kswapd reclaimed under 1/$RECLAIM_MAX_FRACTION of the page cache: KASAN kernel, compaction too slow for this load, kswapd is the fallback ($stolen pages here)"
 		ktap_test_skip "kswapd_gating: order-3 success at least $SUCCESS_MIN_PCT%: KASAN kernel, compaction too slow for this load on any kernel (${success}% here)"
 	else
+		# pages of 4 KiB against MiB
+		ktap_test_result "kswapd_gating: kswapd reclaimed under 1/$RECLAIM_MAX_FRACTION of the page cache" \
+			[ $((stolen * 4 * RECLAIM_MAX_FRACTION)) -lt $((cached * 1024)) ]
 		ktap_test_result "kswapd_gating: order-3 success at least $SUCCESS_MIN_PCT%" \
 			[ "${success%.*}" -ge "$SUCCESS_MIN_PCT" ]
 	fi
