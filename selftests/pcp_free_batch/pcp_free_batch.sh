@@ -76,7 +76,7 @@ drain_sections() {
 }
 
 main() {
-	local e batch sections max lost
+	local e v batch sections max lost
 	ktap_print_header
 	ktap_set_plan 1
 	if [ ! -w /proc/sys/vm/compact_memory ]; then
@@ -89,10 +89,12 @@ main() {
 			ktap_finished
 		fi
 	done
-	case "$FRAG_MB$TRACE_KB" in *[!0-9]*)
-		ktap_test_fail "$DESC: FRAG_MB '$FRAG_MB' and TRACE_KB '$TRACE_KB' must be numbers"
-		ktap_finished ;;
-	esac
+	for v in FRAG_MB TRACE_KB; do
+		case "${!v}" in '' | *[!0-9]* | 0)
+			ktap_test_fail "$DESC: not run: bad $v '${!v}' (not a positive integer)"
+			ktap_finished ;;
+		esac
+	done
 	batch=$(largest_batch)
 	if ! start_fragment --mb "$FRAG_MB" --pattern random >/dev/null 2>&1; then
 		ktap_print_msg "fragment died: $(tail -n 1 "$FRAG_LOG")"
