@@ -3,16 +3,15 @@
 #
 # Does kswapd stay out of the way of high-order atomic allocations while
 # plenty of order-0 memory is free?  Runs the bench's "atomic-noboost"
-# workload (scripts/workloads/atomic-noboost): CACHE_MB of clean page
+# and "atomic" workloads (scripts/workloads/): CACHE_MB of clean page
 # cache, anonymous memory with half its pages freed at random so the free
 # memory is almost all below order 3, then order-3
 # GFP_ATOMIC|__GFP_NOWARN|__GFP_NORETRY allocations from hardirq at a high
-# rate, each held until ATOMIC_HOLD later ones.
-# The workload turns watermark boosting off (vm.watermark_boost_factor =
-# 0; restored here afterwards): boosted reclaim wakes kswapd by design,
-# whatever the order of the request.
+# rate, each held until ATOMIC_HOLD later ones.  "atomic-noboost" turns
+# watermark boosting off (vm.watermark_boost_factor = 0; restored here
+# afterwards), "atomic" leaves the kernel's default.
 #
-# Cases:
+# Cases, with boosting off (patch 2: the high-order wakeups):
 #  1. kswapd reclaimed less than 1/RECLAIM_MAX_FRACTION of the page cache.
 #     The memory is there, only fragmented: reclaim cannot help an order-3
 #     request that compaction can serve.  Vanilla 6.12 wakes kswapd for
@@ -23,12 +22,18 @@
 #  2. The order-3 success rate is at least SUCCESS_MIN_PCT: the fallbacks
 #     must keep gating from starving the allocations.
 #  3. kcompactd was woken: the high-order requests were handed over.
-# Cases 1 and 2 are skipped on a KASAN kernel, with the measured values in
-# the reason: there this load outruns compaction on every kernel (three
-# runs each under icount: vanilla served 14.4% and reclaimed 23,022
-# pages, the series 13.1% and 13,807), kcompactd stays saturated, and the
-# series falls back to kswapd by design, so both cases would measure the
-# debug overhead, not the gating.
+# Cases with boosting on (patch 4: the boosts their fallbacks arm):
+#  4. As case 1.  Vanilla 6.12 wakes kswapd for the watermark boost of
+#     every pageblock fallback, tens of times a second, and it reclaims
+#     about half the page cache in 10 s; with the series the fallbacks
+#     boost without waking it.
+#  5. As case 2.
+# Cases 1, 2, 4 and 5 are skipped on a KASAN kernel, with the measured
+# values in the reason: there this load outruns compaction on every kernel
+# (three runs each under icount, boosting off: vanilla served 14.4% and
+# reclaimed 23,022 pages, the series 13.1% and 13,807), kcompactd stays
+# saturated, and the series falls back to kswapd by design, so these
+# cases would measure the debug overhead, not the gating.
 #
 # Environment (default):
 #   HIGHORDER_STRESS_KO   path of highorder_stress.ko (required)
@@ -60,7 +65,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# metric NAME: a value from the workload's metrics.txt
+# metric NAME: a value from the last workload's metrics.txt
 metric() {
 	sed -n "s/^$1: //p" "$OUT/metrics.txt"
 }
@@ -68,16 +73,55 @@ metric() {
 # all_cases skip|fail REASON: the same result for every case, then exit
 all_cases() {
 	local n
-	for n in 1 2 3; do
+	for n in 1 2 3 4 5; do
 		"ktap_test_$1" "kswapd_gating: case $n: $2"
 	done
 	ktap_finished
 }
 
+# run_workload NAME: run scripts/workloads/NAME; its metrics end up in
+# $OUT/metrics.txt and a summary in the log.  Returns 1 if it failed.
+run_workload() {
+	rm -f "$OUT/metrics.txt"
+	if ! RESULTS=$OUT CACHE_MB=$CACHE_MB FRAG_MB=$FRAG_MB ATOMIC_SECONDS=$ATOMIC_SECONDS \
+		"$DIR/../../scripts/workloads/$1" "$KO" >"$OUT/log" 2>&1; then
+		tail -n 5 "$OUT/log" | sed "s/^/# $1: /"
+		return 1
+	fi
+	ktap_print_msg "$1: page cache $(metric cache_mb_before) MiB," \
+		"free $(metric free_mb_before) MiB; $(metric alloc_attempts)" \
+		"order-3 allocations, $(metric alloc_success_pct)% succeeded"
+	ktap_print_msg "$1: kswapd: $(metric kswapd_runs) runs," \
+		"$(metric kswapd_wakeup_requests_order0) order-0 and" \
+		"$(metric kswapd_wakeup_requests_highorder) high-order wakeups," \
+		"pgscan $(metric pgscan_kswapd), pgsteal $(metric pgsteal_kswapd)," \
+		"$(metric kswapd_cpu_seconds) s CPU; kcompactd:" \
+		"$(metric compact_daemon_wake) wakeups, $(metric kcompactd_cpu_seconds) s CPU"
+}
+
+# reclaim_and_success_cases LABEL: the reclaim and success cases on the
+# last workload's metrics, or their skips on a KASAN kernel
+reclaim_and_success_cases() {
+	local label=$1 cached stolen success
+	cached=$(metric cache_mb_before)
+	stolen=$(metric pgsteal_kswapd)
+	success=$(metric alloc_success_pct)
+	if [ "$KASAN" = y ]; then
+		ktap_test_skip "kswapd_gating: $label: kswapd reclaimed under 1/$RECLAIM_MAX_FRACTION of the page cache: KASAN kernel, compaction too slow for this load, kswapd is the fallback ($stolen pages here)"
+		ktap_test_skip "kswapd_gating: $label: order-3 success at least $SUCCESS_MIN_PCT%: KASAN kernel, compaction too slow for this load on any kernel (${success}% here)"
+		return
+	fi
+	# pages of 4 KiB against MiB
+	ktap_test_result "kswapd_gating: $label: kswapd reclaimed under 1/$RECLAIM_MAX_FRACTION of the page cache" \
+		[ $((stolen * 4 * RECLAIM_MAX_FRACTION)) -lt $((cached * 1024)) ]
+	ktap_test_result "kswapd_gating: $label: order-3 success at least $SUCCESS_MIN_PCT%" \
+		[ "${success%.*}" -ge "$SUCCESS_MIN_PCT" ]
+}
+
 main() {
-	local v cached stolen success woken
+	local v
 	ktap_print_header
-	ktap_set_plan 3
+	ktap_set_plan 5
 	for v in CACHE_MB FRAG_MB ATOMIC_SECONDS RECLAIM_MAX_FRACTION SUCCESS_MIN_PCT; do
 		case "${!v}" in
 		'' | *[!0-9]* | 0) all_cases fail "bad $v '${!v}': not a positive integer" ;;
@@ -91,33 +135,22 @@ main() {
 	[ -w "$BOOST" ] || all_cases skip "no $BOOST"
 	[ "$FRAG_MB" -ge 256 ] ||
 		all_cases skip "only $FRAG_MB MiB to fragment: the test needs a 2 GiB guest"
+	KASAN=n
+	grep -qx 'CONFIG_KASAN=y' "${KERNEL_OBJ:-/nonexistent}/.config" 2>/dev/null && KASAN=y
 	BOOST0=$(cat "$BOOST")
-	if ! RESULTS=$OUT CACHE_MB=$CACHE_MB FRAG_MB=$FRAG_MB ATOMIC_SECONDS=$ATOMIC_SECONDS \
-		"$DIR/../../scripts/workloads/atomic-noboost" "$KO" >"$OUT/log" 2>&1; then
-		tail -n 5 "$OUT/log" | sed 's/^/# atomic: /'
+	if ! run_workload atomic-noboost; then
 		all_cases fail "the atomic-noboost workload failed"
 	fi
-	cached=$(metric cache_mb_before)
-	stolen=$(metric pgsteal_kswapd)
-	success=$(metric alloc_success_pct)
-	woken=$(metric compact_daemon_wake)
-	ktap_print_msg "page cache ${cached} MiB, free $(metric free_mb_before) MiB;" \
-		"$(metric alloc_attempts) order-3 allocations, ${success}% succeeded"
-	ktap_print_msg "kswapd: $(metric kswapd_runs) runs, $(metric kswapd_wakeup_requests_highorder)" \
-		"high-order wakeups, pgscan $(metric pgscan_kswapd), pgsteal $stolen," \
-		"$(metric kswapd_cpu_seconds) s CPU; kcompactd: $woken wakeups," \
-		"$(metric kcompactd_cpu_seconds) s CPU"
-	if grep -qx 'CONFIG_KASAN=y' "${KERNEL_OBJ:-/nonexistent}/.config" 2>/dev/null; then
-		ktap_test_skip "kswapd_gating: kswapd reclaimed under 1/$RECLAIM_MAX_FRACTION of the page cache: KASAN kernel, compaction too slow for this load, kswapd is the fallback ($stolen pages here)"
-		ktap_test_skip "kswapd_gating: order-3 success at least $SUCCESS_MIN_PCT%: KASAN kernel, compaction too slow for this load on any kernel (${success}% here)"
-	else
-		# pages of 4 KiB against MiB
-		ktap_test_result "kswapd_gating: kswapd reclaimed under 1/$RECLAIM_MAX_FRACTION of the page cache" \
-			[ $((stolen * 4 * RECLAIM_MAX_FRACTION)) -lt $((cached * 1024)) ]
-		ktap_test_result "kswapd_gating: order-3 success at least $SUCCESS_MIN_PCT%" \
-			[ "${success%.*}" -ge "$SUCCESS_MIN_PCT" ]
+	echo "$BOOST0" >"$BOOST"
+	reclaim_and_success_cases "boosting off"
+	ktap_test_result "kswapd_gating: boosting off: kcompactd was woken" \
+		[ "$(metric compact_daemon_wake)" -gt 0 ]
+	if ! run_workload atomic; then
+		ktap_test_fail "kswapd_gating: boosting on: the atomic workload failed"
+		ktap_test_fail "kswapd_gating: boosting on: the atomic workload failed"
+		ktap_finished
 	fi
-	ktap_test_result "kswapd_gating: kcompactd was woken" [ "$woken" -gt 0 ]
+	reclaim_and_success_cases "boosting on (factor $BOOST0)"
 	ktap_finished
 }
 
