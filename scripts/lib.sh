@@ -6,7 +6,7 @@
 #                   or <checkout>/build/ksrc-<hash of KSRC> with KSRC]
 #   KSRC            kernel tree to use instead of the Debian tarball [unset]
 #   KERNEL_TARBALL  Debian linux-source tarball [/usr/src/linux-source-6.12.tar.xz]
-#   CONFIG          kernel config flavour: minimal or debug [minimal]
+#   CONFIG          kernel config flavour: minimal, debug or numa [minimal]
 #   JOBS            parallel make jobs [nproc]
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -73,7 +73,8 @@ config_fragments() {
 	case "$CONFIG" in
 	minimal) echo "$TOP/scripts/config/minimal.config" ;;
 	debug) echo "$TOP/scripts/config/minimal.config $TOP/scripts/config/debug.config" ;;
-	*) die "unknown CONFIG '$CONFIG' (use minimal or debug)" ;;
+	numa) echo "$TOP/scripts/config/minimal.config $TOP/scripts/config/numa.config" ;;
+	*) die "unknown CONFIG '$CONFIG' (use minimal, debug or numa)" ;;
 	esac
 }
 

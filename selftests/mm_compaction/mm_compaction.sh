@@ -8,8 +8,12 @@
 #  - compaction_test: makes huge pages available by compaction;
 #  - transhuge-stress: faults in THPs and splits them, for THS_SECONDS,
 #    over THS_MB of memory, so compaction and migration run under load.
-# migration.c is not run: all its cases need two NUMA nodes, and the
-# project's kernels are built without CONFIG_NUMA.
+#  - migration: moves anonymous, THP and hugetlb pages between two NUMA
+#    nodes while other threads touch them.  Its cases need two nodes with
+#    memory and three CPUs; "make check CONFIG=numa" boots a CONFIG_NUMA
+#    kernel with two emulated nodes (numa=fake=2) and four CPUs.  Skipped,
+#    with the reason, on the single-node minimal and debug kernels.  The
+#    hugetlb cases get MIGRATION_HUGEPAGES huge pages, restored afterwards.
 # One case per program; its own KTAP is shown indented beneath.
 #
 # Environment (default):
@@ -17,6 +21,8 @@
 #   KERNEL_OBJ   its build directory, with usr/include from "make headers"
 #                (required)
 #   THS_SECONDS  transhuge-stress duration, s [10]
+#   MIGRATION_HUGEPAGES  huge pages reserved for migration's hugetlb
+#                cases [4]
 #   THS_MB       memory transhuge-stress cycles through, MiB [half of
 #                MemFree]
 set -u
@@ -28,15 +34,30 @@ OBJ=${KERNEL_OBJ:-}
 MM=$TREE/tools/testing/selftests/mm
 THS_SECONDS=${THS_SECONDS:-10}
 THS_MB=${THS_MB:-$(($(sed -n 's/^MemFree: *\([0-9]*\) kB/\1/p' /proc/meminfo) / 2048))}
+MIGRATION_HUGEPAGES=${MIGRATION_HUGEPAGES:-4}
+NR_HUGEPAGES=/proc/sys/vm/nr_hugepages
+HUGEPAGES0=
 WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
 
-# build NAME SOURCES...: compile $MM/SOURCES into $WORK/NAME
+cleanup() {
+	[ -z "$HUGEPAGES0" ] || echo "$HUGEPAGES0" >"$NR_HUGEPAGES"
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# build NAME FILE...: compile the FILEs of the mm selftests directory into
+# $WORK/NAME; a FILE that starts with -l is a library to link.
 build() {
-	local name=$1
+	local name=$1 f sources=() libs=(-lm)
 	shift
+	for f in "$@"; do
+		case "$f" in
+		-l*) libs+=("$f") ;;
+		*) sources+=("$MM/$f") ;;
+		esac
+	done
 	gcc -O2 -isystem "$OBJ/usr/include" -I "$TREE/tools/testing/selftests" \
-		-o "$WORK/$name" "${@/#/$MM/}" -lm >"$WORK/$name.build" 2>&1
+		-o "$WORK/$name" "${sources[@]}" "${libs[@]}" >"$WORK/$name.build" 2>&1
 }
 
 # run_program NAME ARGS...: one case: the program's exit status, the
@@ -72,26 +93,59 @@ kernel_test() {
 	fi
 }
 
+# memory_nodes: how many NUMA nodes have memory
+memory_nodes() {
+	local nodes
+	nodes=$(cat /sys/devices/system/node/has_memory 2>/dev/null) || {
+		echo 1
+		return
+	}
+	echo "$nodes" | tr ',' '\n' |
+		awk -F- '{ n += NF == 2 ? $2 - $1 + 1 : 1 } END { print n + 0 }'
+}
+
+# migration_test: the kernel's migration selftest, where it can run
+migration_test() {
+	local nodes cpus
+	nodes=$(memory_nodes)
+	cpus=$(nproc)
+	if [ "$nodes" -lt 2 ] || [ "$cpus" -lt 3 ]; then
+		ktap_test_skip "mm migration: needs two NUMA nodes with memory and three CPUs ($nodes and $cpus here; make check CONFIG=numa has them)"
+		return
+	fi
+	if [ ! -f /usr/include/numa.h ]; then
+		ktap_test_fail "mm migration: no numa.h on the host (libnuma-dev, which scripts/install-deps installs)"
+		return
+	fi
+	HUGEPAGES0=$(cat "$NR_HUGEPAGES")
+	echo "$MIGRATION_HUGEPAGES" >"$NR_HUGEPAGES"
+	ktap_print_msg "migration: $nodes nodes, $cpus CPUs, $(cat "$NR_HUGEPAGES") huge pages"
+	kernel_test migration migration.c vm_util.c thp_settings.c -lnuma --
+}
+
 main() {
-	local v
+	local v t tests="compaction_test transhuge-stress migration"
 	ktap_print_header
-	ktap_set_plan 2
-	for v in THS_SECONDS THS_MB; do
+	ktap_set_plan 3
+	for v in THS_SECONDS THS_MB MIGRATION_HUGEPAGES; do
 		case "${!v}" in
 		'' | *[!0-9]* | 0)
-			ktap_test_fail "mm compaction_test: not run: bad $v '${!v}' (not a positive integer)"
-			ktap_test_fail "mm transhuge-stress: not run: bad $v '${!v}' (not a positive integer)"
+			for t in $tests; do
+				ktap_test_fail "mm $t: not run: bad $v '${!v}' (not a positive integer)"
+			done
 			ktap_finished ;;
 		esac
 	done
 	if [ -z "$TREE" ] || [ ! -d "$MM" ] || [ ! -f "$OBJ/usr/include/linux/fs.h" ]; then
-		ktap_test_skip "mm compaction_test: needs KERNEL_TREE and KERNEL_OBJ with uapi headers"
-		ktap_test_skip "mm transhuge-stress: needs KERNEL_TREE and KERNEL_OBJ with uapi headers"
+		for t in $tests; do
+			ktap_test_skip "mm $t: needs KERNEL_TREE and KERNEL_OBJ with uapi headers"
+		done
 		ktap_finished
 	fi
 	kernel_test compaction_test compaction_test.c --
 	kernel_test transhuge-stress transhuge-stress.c vm_util.c -- \
 		-d "$THS_SECONDS" "$THS_MB"
+	migration_test
 	ktap_finished
 }
 
