@@ -23,10 +23,10 @@
 #     must keep gating from starving the allocations.
 #  3. kcompactd was woken: the high-order requests were handed over.
 # Cases with boosting on (patch 4: the boosts their fallbacks arm):
-#  4. As case 1.  Vanilla 6.12 wakes kswapd for the watermark boost of
-#     every pageblock fallback, tens of times a second, and it reclaims
-#     about half the page cache in 10 s; with the series the fallbacks
-#     boost without waking it.
+#  4. As case 1.  Vanilla 6.12 wakes kswapd for the watermark boost the
+#     allocations' pageblock fallbacks arm, several times a second, and it
+#     reclaims about half the page cache in 10 s; with the series the
+#     fallbacks boost without waking it.
 #  5. As case 2.
 # Cases 1, 2, 4 and 5 are skipped on a KASAN kernel, with the measured
 # values in the reason: there this load outruns compaction on every kernel
