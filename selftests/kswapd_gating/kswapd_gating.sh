@@ -1,5 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# vm-args: --timing icount
+#
+# (scripts/check runs this test in a VM of its own under QEMU's icount
+# mode.  Its outcome is a race between the allocations, which come at a
+# fixed rate in guest time, and compaction in the guest; under
+# multi-threaded TCG guest time is host time, so a slow or loaded host
+# slows compaction and not the allocations: in one CI run order-3 success
+# fell to 72% and patch 2's fallbacks woke kswapd 2844 times.  Under
+# icount guest time counts guest instructions, and the race no longer
+# depends on the host.)
 #
 # Does kswapd stay out of the way of high-order atomic allocations while
 # plenty of order-0 memory is free?  Runs the bench's "atomic-noboost"
