@@ -32,6 +32,10 @@ fi
 log() { printf '[%s] %s\n' "${0##*/}" "$*" >&2; }
 die() { printf '%s: error: %s\n' "${0##*/}" "$*" >&2; exit 1; }
 
+# vm_args FILE...: the extra vm-run options a workload or selftest program
+# asks for in a "# vm-args: OPTIONS" line (the first one), or nothing.
+vm_args() { cat "$@" 2>/dev/null | sed -n 's/^# vm-args: //p' | head -n 1; }
+
 # The patches named in patches/series, in order, one per line.
 series_patches() {
 	[ -f "$SERIES_FILE" ] || die "missing $SERIES_FILE"

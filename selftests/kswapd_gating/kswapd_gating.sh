@@ -32,6 +32,10 @@
 #  2. The order-3 success rate is at least SUCCESS_MIN_PCT: the fallbacks
 #     must keep gating from starving the allocations.
 #  3. kcompactd was woken: the high-order requests were handed over.
+#     Skipped, with the reason, when neither kcompactd nor kswapd was
+#     woken: then no order-3 watermark check failed and there was nothing
+#     to hand over (free memory depends on the boot and the random holes;
+#     seen once under icount, 739 MiB free, 100% served).
 # Cases with boosting on (patch 4: the boosts their fallbacks arm):
 #  4. kswapd was not woken at order 0.  Vanilla 6.12 wakes it, at order 0,
 #     for the watermark boost the allocations' pageblock fallbacks arm,
@@ -141,6 +145,17 @@ success_case() {
 		[ "${success%.*}" -ge "$SUCCESS_MIN_PCT" ]
 }
 
+# handover_case: case 3 on the last workload's metrics
+handover_case() {
+	local desc="kswapd_gating: boosting off: kcompactd was woken"
+	if [ "$(metric compact_daemon_wake)" -eq 0 ] &&
+		[ "$(metric kswapd_wakeup_requests_highorder)" -eq 0 ]; then
+		ktap_test_skip "$desc: neither kcompactd nor kswapd was woken, no order-3 watermark check failed ($(metric alloc_success_pct)% served)"
+		return
+	fi
+	ktap_test_result "$desc" [ "$(metric compact_daemon_wake)" -gt 0 ]
+}
+
 main() {
 	local v
 	ktap_print_header
@@ -167,8 +182,7 @@ main() {
 	echo "$BOOST0" >"$BOOST"
 	reclaim_case "boosting off"
 	success_case "boosting off"
-	ktap_test_result "kswapd_gating: boosting off: kcompactd was woken" \
-		[ "$(metric compact_daemon_wake)" -gt 0 ]
+	handover_case
 	if ! run_workload atomic; then
 		ktap_test_fail "kswapd_gating: boosting on: kswapd not woken at order 0: the atomic workload failed"
 		ktap_test_fail "kswapd_gating: boosting on: order-3 success: the atomic workload failed"
