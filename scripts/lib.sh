@@ -6,7 +6,8 @@
 #                   or <checkout>/build/ksrc-<hash of KSRC> with KSRC]
 #   KSRC            kernel tree to use instead of the Debian tarball [unset]
 #   KERNEL_TARBALL  Debian linux-source tarball [/usr/src/linux-source-6.12.tar.xz]
-#   CONFIG          kernel config flavour: minimal, debug or numa [minimal]
+#   CONFIG          kernel config flavour: a fragment in scripts/config/
+#                   (minimal, debug, numa, preempt, nosmp) [minimal]
 #   JOBS            parallel make jobs [nproc]
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -73,12 +74,19 @@ variant_name() {
 	fi
 }
 
+# The fragments of $CONFIG, minimal.config first: later ones win, as in
+# merge_config.sh.  Every flavour is minimal.config plus the fragment of
+# its name in scripts/config/.
+config_flavours() { ls "$TOP/scripts/config" | sed -n 's/\.config$//p' | tr '\n' ' '; }
+
 config_fragments() {
 	case "$CONFIG" in
 	minimal) echo "$TOP/scripts/config/minimal.config" ;;
-	debug) echo "$TOP/scripts/config/minimal.config $TOP/scripts/config/debug.config" ;;
-	numa) echo "$TOP/scripts/config/minimal.config $TOP/scripts/config/numa.config" ;;
-	*) die "unknown CONFIG '$CONFIG' (use minimal, debug or numa)" ;;
+	'' | *[!a-z0-9_-]*) die "unknown CONFIG '$CONFIG' (use one of: $(config_flavours))" ;;
+	*)
+		[ -f "$TOP/scripts/config/$CONFIG.config" ] ||
+			die "unknown CONFIG '$CONFIG' (use one of: $(config_flavours))"
+		echo "$TOP/scripts/config/minimal.config $TOP/scripts/config/$CONFIG.config" ;;
 	esac
 }
 
