@@ -3,7 +3,7 @@
 #
 # Does whole-zone compaction find free pages laid out with a power-of-two
 # period?  Fills memory with anonymous pages, frees every page whose
-# physical frame number is odd (scripts/workloads/fragment --pattern
+# physical frame number is odd (scripts/guest/fragment --pattern
 # odd-pfn), runs "echo 1 > /proc/sys/vm/compact_memory" and checks that
 # compaction migrated at least 1/COMPACT_MIN_FRACTION of the pages left
 # in place.  A whole-zone pass over such memory moves about half of them;
@@ -23,7 +23,7 @@ FRAG_MB=${FRAG_MB:-$(($(sed -n 's/^MemFree: *\([0-9]*\) kB/\1/p' /proc/meminfo) 
 COMPACT_MIN_FRACTION=${COMPACT_MIN_FRACTION:-8}
 # start_fragment, stop_fragment, FRAG_LOG, vmstat_snapshot, vmstat_delta:
 # the workloads' helpers
-. "$DIR/../../scripts/workloads/common.sh"
+. "$DIR/../../scripts/guest/common.sh"
 trap stop_fragment EXIT
 
 # case PATTERN: one test case

@@ -30,7 +30,7 @@ EVENTS="$T/events/kmem/mm_page_pcpu_drain $T/events/preemptirq/irq_enable"
 DESC="pcp_free_batch: free_pcppages_bulk() frees at most one pcp batch per IRQs-off section"
 TRACE_KB0=
 # start_fragment, stop_fragment, FRAG_LOG: the workloads' helpers
-. "$DIR/../../scripts/workloads/common.sh"
+. "$DIR/../../scripts/guest/common.sh"
 
 cleanup() {
 	local e

@@ -1,0 +1,175 @@
+# shellcheck shell=bash
+# Helpers shared by the guest-side workloads (scripts/workloads/) and
+# selftests.  Sourced, not run.  GUEST is this directory, where the other
+# guest-side helper programs are.
+
+GUEST=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+FRAG_PID=
+
+meminfo_mb() { echo $(($(sed -n "s/^$1: *\([0-9]*\) kB/\1/p" /proc/meminfo) / 1024)); }
+
+# vmstat_snapshot KEY...: "key value" lines, sorted, for vmstat_delta.
+vmstat_snapshot() { grep -E "^($(echo "$@" | tr ' ' '|')) " /proc/vmstat | sort; }
+
+# vmstat_delta BEFORE AFTER: "key: after - before" lines.
+vmstat_delta() {
+	join <(echo "$1") <(echo "$2") | awk '{ printf "%s: %d\n", $1, $3 - $2 }'
+}
+
+# start_fragment ARGS...: run scripts/workloads/fragment in the background
+# and wait until its holes are punched; FRAG_PID is its PID and
+# FRAG_LOG the file with its output.  Returns 1 if it dies first.
+FRAG_LOG=/tmp/fragment.log
+start_fragment() {
+	rm -f /tmp/fragment.ready
+	"$GUEST/fragment" "$@" --ready /tmp/fragment.ready >"$FRAG_LOG" 2>&1 &
+	FRAG_PID=$!
+	while [ ! -f /tmp/fragment.ready ]; do
+		if ! kill -0 "$FRAG_PID" 2>/dev/null; then
+			echo "${0##*/}: fragment died: $(tail -n 1 "$FRAG_LOG")" >&2
+			FRAG_PID=
+			return 1
+		fi
+		sleep 0.2
+	done
+	cat "$FRAG_LOG"
+}
+
+# stop_fragment: kill the fragmenter (its memory is freed) and reap it
+stop_fragment() {
+	[ -n "$FRAG_PID" ] || return 0
+	kill "$FRAG_PID" 2>/dev/null || true
+	wait "$FRAG_PID" 2>/dev/null || true
+	FRAG_PID=
+}
+
+# system_cpu_seconds: CPU time all CPUs spent in the kernel (system, irq
+# and softirq columns of /proc/stat), in seconds.
+system_cpu_seconds() {
+	awk -v hz="$(getconf CLK_TCK)" '/^cpu / { printf "%.2f\n", ($4 + $7 + $8) / hz }' /proc/stat
+}
+
+# buddy_free_pages ORDER: "free_pages_order<ORDER>plus_<zone>: N" for the
+# Normal and DMA32 zones of node 0, N counted in base pages from
+# /proc/buddyinfo (the free blocks an allocation of ORDER could use).
+buddy_free_pages() {
+	grep -E 'Node 0, zone +(Normal|DMA32) ' /proc/buddyinfo |
+		awk -v o="$1" '{ s = 0; for (i = 5 + o; i <= NF; i++) s += $i * 2 ^ (i - 5)
+			printf "free_pages_order%dplus_%s: %d\n", o, $4, s }'
+}
+
+# CPU time of a kernel thread, in seconds: the scheduler's
+# se.sum_exec_runtime (ms, ns resolution) from /proc/PID/sched with
+# CONFIG_SCHED_DEBUG; otherwise utime + stime from /proc/PID/stat, which
+# count in clock ticks (10 ms at HZ=100: too coarse for kswapd once the
+# series has made it idle).
+thread_cpu_seconds() {
+	local pid
+	pid=$(pgrep -x "$1" | head -n 1)
+	[ -n "$pid" ] || { echo 0; return; }
+	if [ -r "/proc/$pid/sched" ]; then
+		awk '$1 == "se.sum_exec_runtime" { printf "%.6f", $3 / 1000 }' "/proc/$pid/sched"
+	else
+		awk -v hz="$(getconf CLK_TCK)" '{ printf "%.3f", ($14 + $15) / hz }' "/proc/$pid/stat"
+	fi
+}
+
+# require_uint NAME...: exit 2 with a message unless every named variable holds
+# a non-negative integer.
+require_uint() {
+	local v
+	for v in "$@"; do
+		case "${!v}" in '' | *[!0-9]*) echo "${0##*/}: bad $v '${!v}'" >&2; exit 2 ;; esac
+	done
+}
+
+# Event counts with hist triggers.  hist_start EVENT KEYS [FILTER] adds
+# "hist:keys=KEYS [if FILTER]" to tracing event EVENT (e.g.
+# kmem/mm_page_alloc); hist_total EVENT prints the sum of its hitcounts;
+# hist_stop EVENT removes every hist trigger of it.
+TRACEFS=/sys/kernel/tracing
+hist_start() {
+	local spec="hist:keys=$2"
+	[ -z "${3:-}" ] || spec="$spec if $3"
+	# appended: opening a trigger file with O_TRUNC removes its triggers
+	echo "$spec" >>"$TRACEFS/events/$1/trigger"
+}
+
+hist_total() {
+	awk '/^\{/ { for (i = 1; i < NF; i++) if ($i == "hitcount:") s += $(i + 1) }
+		END { print s + 0 }' "$TRACEFS/events/$1/hist"
+}
+
+hist_stop() {
+	local line
+	grep '^hist:' "$TRACEFS/events/$1/trigger" 2>/dev/null | while read -r line; do
+		echo "!${line%% \[*}" >>"$TRACEFS/events/$1/trigger" 2>/dev/null || true
+	done
+}
+
+# make_page_cache MB: a file of MB MiB on the scratch disk, written, dropped
+# and read back, so that it is clean page cache.
+make_page_cache() {
+	mountpoint -q /mnt/scratch || { echo "${0##*/}: needs the scratch disk (vm-run --scratch-mb)" >&2; exit 1; }
+	dd if=/dev/zero of=/mnt/scratch/cache bs=1M count="$1" status=none
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	cat /mnt/scratch/cache >/dev/null
+}
+
+# sysctl_set NAME VALUE: set /proc/sys/NAME (dots or slashes) and remember
+# its old value for sysctl_restore_all.
+SYSCTL_SAVED=
+sysctl_set() {
+	local f=/proc/sys/${1//.//}
+	SYSCTL_SAVED="$SYSCTL_SAVED $f=$(cat "$f" | tr '\t' ' ' | sed 's/ /%20/g')"
+	echo "$2" >"$f"
+}
+
+sysctl_restore_all() {
+	local kv
+	for kv in $SYSCTL_SAVED; do
+		echo "${kv#*=}" | sed 's/%20/ /g' >"${kv%%=*}" 2>/dev/null || true
+	done
+	SYSCTL_SAVED=
+}
+
+# What compacts, for the workloads that measure compaction: "memory",
+# echo 1 > compact_memory (whole zones, order -1); "thp-faults", THP_MB of
+# MADV_HUGEPAGE faults (thp-fault: direct compaction at order 9); or
+# "proactive", vm.compaction_proactiveness raised to PROACTIVENESS for
+# PROACTIVE_SECONDS (kcompactd in the background).
+THP_MB=${THP_MB:-}
+PROACTIVENESS=${PROACTIVENESS:-100}
+PROACTIVE_SECONDS=${PROACTIVE_SECONDS:-10}
+
+check_compaction_trigger() {
+	case "$1" in
+	memory | thp-faults | proactive) ;;
+	*) echo "${0##*/}: bad compaction trigger '$1' (memory, thp-faults or proactive)" >&2; exit 2 ;;
+	esac
+	require_uint PROACTIVENESS PROACTIVE_SECONDS
+}
+
+# prepare_compaction_trigger TRIGGER, after the holes are punched: THP_MB
+# defaults to the free memory in order-9 blocks plus 256 MiB, so that the
+# last 256 MiB need compaction
+prepare_compaction_trigger() {
+	if [ "$1" = thp-faults ] && [ -z "$THP_MB" ]; then
+		THP_MB=$(buddy_free_pages 9 | awk '{ s += $2 } END { printf "%d", s / 512 * 2 + 256 }')
+	fi
+}
+
+run_compaction_trigger() {
+	local old
+	case "$1" in
+	memory) echo 1 >/proc/sys/vm/compact_memory ;;
+	thp-faults) "$GUEST/thp-fault" --mb "$THP_MB" ;;
+	proactive)
+		# writing the sysctl wakes kcompactd at once
+		old=$(cat /proc/sys/vm/compaction_proactiveness)
+		echo "$PROACTIVENESS" >/proc/sys/vm/compaction_proactiveness
+		sleep "$PROACTIVE_SECONDS"
+		echo "$old" >/proc/sys/vm/compaction_proactiveness ;;
+	esac
+}
