@@ -7,7 +7,7 @@
 # fixed rate in guest time, and compaction in the guest; under
 # multi-threaded TCG guest time is host time, so a slow or loaded host
 # slows compaction and not the allocations: in one CI run order-3 success
-# fell to 72% and patch 2's fallbacks woke kswapd 2844 times.  Under
+# fell to 72% and series v5's fallbacks woke kswapd 2844 times.  Under
 # icount guest time counts guest instructions, and the race no longer
 # depends on the host.)
 #
@@ -21,36 +21,37 @@
 # watermark boosting off (vm.watermark_boost_factor = 0; restored here
 # afterwards), "atomic" leaves the kernel's default.
 #
-# Cases, with boosting off (patch 2: the high-order wakeups):
+# Cases, with boosting off (patch 3's handover of the high-order wakeups):
 #  1. kswapd reclaimed less than 1/RECLAIM_MAX_FRACTION of the page cache.
 #     The memory is there, only fragmented: reclaim cannot help an order-3
 #     request that compaction can serve.  Vanilla 6.12 wakes kswapd for
 #     every failed order-3 watermark check and it reclaims thousands of
 #     pages; with the series, such requests wake kcompactd instead and
-#     kswapd only runs on the fallbacks (compaction deferred for the
-#     order, or kcompactd saturated for seconds).
-#  2. The order-3 success rate is at least SUCCESS_MIN_PCT: the fallbacks
-#     must keep gating from starving the allocations.
+#     kswapd only runs for those kcompactd will not take (compaction
+#     deferred for the order, or not suitable).
+#  2. The order-3 success rate is at least SUCCESS_MIN_PCT: handing the
+#     requests over must not starve the allocations.
 #  3. kcompactd was woken: the high-order requests were handed over.
 #     Skipped, with the reason, when neither kcompactd nor kswapd was
 #     woken: then no order-3 watermark check failed and there was nothing
 #     to hand over (free memory depends on the boot and the random holes;
 #     seen once under icount, 739 MiB free, 100% served).
-# Cases with boosting on (patch 4: the boosts their fallbacks arm):
+# Cases with boosting on (patch 3: the boosts their fallbacks arm):
 #  4. kswapd was not woken at order 0.  Vanilla 6.12 wakes it, at order 0,
 #     for the watermark boost the allocations' pageblock fallbacks arm,
 #     several times a second, and it reclaims about half the page cache in
-#     10 s; with the series the fallbacks boost without waking it.  With
+#     10 s; with the series these requests' fallbacks do not boost.  With
 #     hundreds of MiB free nothing else wakes kswapd at order 0.  (Not the
 #     page cache reclaimed, as in case 1: with boosting on, a loaded host
-#     can slow compaction in the guest enough for case 1's fallbacks to
-#     wake kswapd at order 3, by design; seen once, 20,516 pages.)
+#     can slow compaction in the guest enough for compaction to be
+#     deferred and the requests to wake kswapd at order 3, by design; seen
+#     once with series v5, 20,516 pages.)
 #  5. As case 2.
 # Cases 1, 2 and 5 are skipped on a KASAN kernel, with the measured
 # values in the reason: there this load outruns compaction on every kernel
 # (three runs each under icount, boosting off: vanilla served 14.4% and
-# reclaimed 23,022 pages, the series 13.1% and 13,807), kcompactd stays
-# saturated, and the series falls back to kswapd by design, so these
+# reclaimed 23,022 pages, series v4 13.1% and 13,807), compaction stays
+# behind, and the series falls back to kswapd by design, so these
 # cases would measure the debug overhead, not the gating.
 #
 # Environment (default):

@@ -1,0 +1,164 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vm-args: --timing icount --cpus 1
+#
+# (scripts/check runs this test in a VM of its own under QEMU's icount
+# mode, with one CPU.  It orders events by their time against the timer's
+# expiry; under multi-threaded TCG guest time is host time, and a loaded
+# host delivers the timer milliseconds late while compaction goes on, so
+# even a kernel that yields at once failed it.)
+#
+# Does a woken real-time task get the CPU within one pcp batch of page
+# freeing?  Compaction frees its migrated pages through the per-CPU page
+# lists, and a full list goes back to the buddy allocator hundreds of
+# pages at a time; the vmstat worker's decay_pcp_high() does the same.
+# Dropping zone->lock between batches lets interrupts in, so the timer
+# that wakes a SCHED_FIFO thread fires, but without preemption
+# (PREEMPT_VOLUNTARY, Debian's default) the thread runs only at the next
+# reschedule point, after the last page.
+#
+# Counts, not times, so host noise cannot decide the result: cyclictest
+# (rt-tests) runs at SCHED_FIFO 99 on CPU 0 while "echo 1 >
+# /proc/sys/vm/compact_memory", also on CPU 0, compacts fragmented memory.
+# On CPU 0, with the trace clock set to CLOCK_MONOTONIC, the thread's
+# timer (timer:hrtimer_start, whose "expires" is on that clock), the pages
+# returned (kmem:mm_page_pcpu_drain, one event per block) and the switch to
+# the thread (sched:sched_switch) are traced.  For each period, the blocks
+# drained after the timer expired and before the thread ran are counted:
+# they were freed while the thread waited, whether for interrupts (the
+# timer fires late) or for the CPU (the wakeup waits for a reschedule
+# point).  The case passes if no period saw more than two pcp batches (the
+# batch under way when the timer expired, and one more) of the largest
+# batch in /proc/zoneinfo.  Vanilla 6.12 and series v5 fail it: one hold
+# or one call frees up to batch << CONFIG_PCP_BATCH_SCALE_MAX pages.
+#
+# Environment (default):
+#   FRAG_MB    memory to fragment, MiB [40% of MemFree]
+#   TRACE_KB   trace buffer per CPU, KiB [65536]
+set -u
+DIR=$(cd "$(dirname "$0")" && pwd)
+. "$DIR/../lib/ktap.sh"
+FRAG_MB=${FRAG_MB:-$(($(sed -n 's/^MemFree: *\([0-9]*\) kB/\1/p' /proc/meminfo) * 4 / 10 / 1024))}
+TRACE_KB=${TRACE_KB:-65536}
+T=/sys/kernel/tracing
+EVENTS="timer/hrtimer_start sched/sched_switch kmem/mm_page_pcpu_drain"
+DESC="rt_wakeup_drain: a waiting SCHED_FIFO task waits through at most two pcp batches of page freeing"
+TRACE_KB0=
+CLOCK0=
+CYCLIC_PID=
+# start_fragment, stop_fragment, FRAG_LOG, require_uint: the workloads' helpers
+. "$DIR/../../scripts/guest/common.sh"
+
+cleanup() {
+	local e
+	[ -z "$CYCLIC_PID" ] || { kill "$CYCLIC_PID" 2>/dev/null; wait "$CYCLIC_PID" 2>/dev/null; }
+	for e in $EVENTS; do
+		[ ! -w "$T/events/$e/enable" ] || echo 0 >"$T/events/$e/enable"
+		[ ! -w "$T/events/$e/filter" ] || echo 0 >"$T/events/$e/filter"
+	done
+	if [ -n "$TRACE_KB0" ]; then
+		echo "$TRACE_KB0" >"$T/buffer_size_kb"
+		echo >"$T/trace"
+	fi
+	[ -z "$CLOCK0" ] || echo "$CLOCK0" >"$T/trace_clock"
+	stop_fragment
+}
+trap cleanup EXIT
+
+skip_all() {
+	ktap_test_skip "$DESC: $1"
+	ktap_finished
+}
+
+fail_all() {
+	ktap_test_fail "$DESC: $1"
+	ktap_finished
+}
+
+# the largest "batch:" of any zone's per-CPU pageset
+largest_batch() {
+	awk '$1 == "batch:" && $2 > b { b = $2 } END { print b + 0 }' /proc/zoneinfo
+}
+
+overruns() {
+	cat "$T"/per_cpu/cpu*/stats | awk '$1 == "overrun:" { n += $2 } END { print n + 0 }'
+}
+
+# From CPU 0's trace: "PERIODS MAX", the periods of the thread (a timer
+# start, then the switch to it) and the most blocks drained in one of them
+# after its timer expired.  Timestamps and "expires" are both
+# CLOCK_MONOTONIC; the timestamps have microseconds.
+drain_while_waiting() {
+	awk -v pid="$1" '
+	function ts(line) { match(line, /[0-9]+\.[0-9]+: /); return substr(line, RSTART, RLENGTH - 2) * 1e6 }
+	/ hrtimer_start: / && $0 ~ /function=hrtimer_wakeup / {
+		match($0, /expires=[0-9]+/); expires = substr($0, RSTART + 8, RLENGTH - 8) / 1000
+		armed = 1; n = 0; next
+	}
+	/ mm_page_pcpu_drain: / { if (armed && ts($0) >= expires) n++; next }
+	/ sched_switch: / && $0 ~ ("next_pid=" pid " ") {
+		if (armed) { periods++; if (n > max) max = n }
+		armed = 0; n = 0
+	}
+	END { print periods + 0, max + 0 }' "$T/per_cpu/cpu0/trace"
+}
+
+# cyclictest's thread: the one of its tasks at SCHED_FIFO
+rt_thread() {
+	local tid
+	for tid in $(ls "/proc/$CYCLIC_PID/task"); do
+		[ "$(awk '{ print $41 }' "/proc/$CYCLIC_PID/task/$tid/stat")" = 1 ] && { echo "$tid"; return; }
+	done
+}
+
+main() {
+	local e batch tid periods max lost
+	ktap_print_header
+	ktap_set_plan 1
+	[ -w /proc/sys/vm/compact_memory ] || skip_all "no /proc/sys/vm/compact_memory (CONFIG_COMPACTION off)"
+	command -v cyclictest >/dev/null || skip_all "no cyclictest (rt-tests)"
+	for e in $EVENTS; do
+		[ -w "$T/events/$e/enable" ] || skip_all "no trace event $e"
+	done
+	for e in FRAG_MB TRACE_KB; do
+		case "${!e}" in '' | *[!0-9]* | 0) fail_all "not run: bad $e '${!e}' (not a positive integer)" ;; esac
+	done
+	batch=$(largest_batch)
+	start_fragment --mb "$FRAG_MB" --pattern random >/dev/null 2>&1 ||
+		fail_all "fragment died: $(tail -n 1 "$FRAG_LOG")"
+	cyclictest -m -p 99 -i 1000 -t 1 -a 0 -q >/dev/null 2>&1 &
+	CYCLIC_PID=$!
+	sleep 1
+	tid=$(rt_thread)
+	[ -n "$tid" ] || fail_all "cyclictest's SCHED_FIFO thread did not start"
+	# "7 (expanded: 1408)" until the buffer was first used
+	TRACE_KB0=$(sed 's/.*expanded: \([0-9]*\)).*/\1/' "$T/buffer_size_kb")
+	echo "$TRACE_KB" >"$T/buffer_size_kb"
+	CLOCK0=$(sed 's/.*\[\(.*\)\].*/\1/' "$T/trace_clock")
+	echo mono >"$T/trace_clock"
+	echo >"$T/trace"
+	echo "common_pid == $tid" >"$T/events/timer/hrtimer_start/filter"
+	echo "next_pid == $tid" >"$T/events/sched/sched_switch/filter"
+	for e in $EVENTS; do
+		echo 1 >"$T/events/$e/enable"
+	done
+	taskset -c 0 sh -c 'echo 1 >/proc/sys/vm/compact_memory'
+	for e in $EVENTS; do
+		echo 0 >"$T/events/$e/enable"
+	done
+	lost=$(overruns)
+	read -r periods max < <(drain_while_waiting "$tid")
+	ktap_print_msg "$(sed -n 's/^fragment: //p' "$FRAG_LOG");" \
+		"$periods periods of the SCHED_FIFO thread on CPU 0, at most $max" \
+		"pcp blocks drained in one after its timer expired; largest pcp batch $batch"
+	if [ "$lost" -gt 0 ]; then
+		ktap_test_skip "$DESC: the trace buffer dropped $lost events; raise TRACE_KB"
+	elif [ "$periods" -eq 0 ]; then
+		ktap_test_fail "$DESC: no period of the thread on CPU 0 traced, nothing measured"
+	else
+		ktap_test_result "$DESC" [ "$max" -le $((2 * batch)) ]
+	fi
+	ktap_finished
+}
+
+main

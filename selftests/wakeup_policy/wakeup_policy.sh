@@ -1,0 +1,172 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Does every class of high-order request that may wake kswapd still wake
+# somebody?  The series leaves opportunistic high-order requests (order >
+# 0, no direct reclaim, __GFP_NORETRY: page-frag refills, SLUB's first
+# tries) to kcompactd while order 0 is balanced; a request kcompactd will
+# not take must still wake kswapd.  Wakeups are counted by order with hist
+# triggers on vmscan:mm_vmscan_wakeup_kswapd and
+# compaction:mm_compaction_wakeup_kcompactd.
+#
+# Cases:
+#  1. An opportunistic request that kcompactd refuses still wakes kswapd.
+#     Order-4 "frag" allocations (GFP_ATOMIC | __GFP_COMP | __GFP_NORETRY)
+#     from highorder_stress, held until HOLD later ones, on memory with
+#     random holes, with vm.extfrag_threshold at 1000: compaction_suitable()
+#     then calls every order-4 failure a lack of memory, not
+#     fragmentation, and refuses it.  Passes if kswapd was woken at order 4.
+#     Series v5 fails it: its gate sent every such request to kcompactd,
+#     which was never woken either.
+#  2. THP faults with defrag=defer (GFP_TRANSHUGE_LIGHT |
+#     __GFP_KSWAPD_RECLAIM, no __GFP_NORETRY: outside the policy) on
+#     fragmented memory, 512 MiB more than the free order-9 blocks hold,
+#     wake kswapd or kcompactd at order 9.  Run first, while kswapd
+#     sleeps (a wakeup of an awake kswapd is not traced).  Skipped, with
+#     the reason, if no fault fell back (nothing failed, nothing to wake
+#     for).
+#  3. NUMA tiering promotion (numamigrate_isolate_folio() ->
+#     wakeup_kswapd() with gfp 0) is outside the policy.  Skipped: it needs
+#     a memory tier below DRAM, and the nodes of numa=fake are all DRAM,
+#     in the top tier, so nothing is ever promoted.
+#
+# Environment (default):
+#   HIGHORDER_STRESS_KO   path of highorder_stress.ko (required for case 1)
+#   FRAG_MB               memory to fragment, MiB [MemFree - 250]
+#   HOLD                  order-4 allocations held [32768: more than the
+#                         free order-4 blocks, so that the last ones fail]
+set -u
+DIR=$(cd "$(dirname "$0")" && pwd)
+. "$DIR/../lib/ktap.sh"
+KO=${HIGHORDER_STRESS_KO:-}
+FRAG_MB=${FRAG_MB:-$(($(sed -n 's/^MemFree: *\([0-9]*\) kB/\1/p' /proc/meminfo) / 1024 - 250))}
+HOLD=${HOLD:-32768}
+T=/sys/kernel/tracing
+KSWAPD=vmscan/mm_vmscan_wakeup_kswapd
+KCOMPACTD=compaction/mm_compaction_wakeup_kcompactd
+THP=/sys/kernel/mm/transparent_hugepage
+SAVED=
+# start_fragment, stop_fragment, hist_*, sysctl_*: the workloads' helpers
+. "$DIR/../../scripts/guest/common.sh"
+
+cleanup() {
+	rmmod highorder_stress 2>/dev/null
+	hist_stop "$KSWAPD"
+	hist_stop "$KCOMPACTD"
+	stop_fragment
+	sysctl_restore_all
+	[ -z "$SAVED" ] || echo "$SAVED" >"$THP/defrag"
+}
+trap cleanup EXIT
+
+# wakeups EVENT ORDER: hitcount of ORDER in EVENT's order-keyed hist
+wakeups() {
+	awk -v o="$2" '/^\{ order:/ && $3 == o { for (i = 1; i < NF; i++) if ($i == "hitcount:") n += $(i + 1) }
+		END { print n + 0 }' "$T/events/$1/hist"
+}
+
+count_start() {
+	hist_start "$KSWAPD" order
+	hist_start "$KCOMPACTD" order
+}
+
+count_stop() {
+	hist_stop "$KSWAPD"
+	hist_stop "$KCOMPACTD"
+}
+
+# case 1
+refused_case() {
+	local desc="wakeup_policy: an order-4 frag request that kcompactd refuses wakes kswapd" k c
+	if [ -z "$KO" ] || [ ! -f "$KO" ]; then
+		ktap_test_skip "$desc: needs HIGHORDER_STRESS_KO (got '$KO')"
+		return
+	fi
+	sysctl_set vm.extfrag_threshold 1000
+	count_start
+	if ! insmod "$KO" cpus=0 order=4 mode=frag context=hardirq rate=4000 \
+		burst=4 hold="$HOLD" duration_ms=5000 max_held_mb=$((HOLD / 16 + 64)) run=1; then
+		count_stop
+		ktap_test_fail "$desc: insmod failed"
+		return
+	fi
+	while [ "$(cat /sys/kernel/debug/highorder_stress/run)" = 1 ]; do
+		sleep 1
+	done
+	k=$(wakeups "$KSWAPD" 4)
+	c=$(wakeups "$KCOMPACTD" 4)
+	ktap_print_msg "order 4: $(sed -n 's/^order4_attempts: //p' /sys/kernel/debug/highorder_stress/stats) attempts," \
+		"$(sed -n 's/^order4_successes: //p' /sys/kernel/debug/highorder_stress/stats) served;" \
+		"kswapd woken $k times, kcompactd $c times at order 4"
+	count_stop
+	rmmod highorder_stress
+	sysctl_restore_all
+	ktap_test_result "$desc" [ "$k" -gt 0 ]
+}
+
+# kswapd_settle: wait up to 30 s for kswapd to go back to sleep
+kswapd_settle() {
+	local pid n=0
+	pid=$(pgrep -x kswapd0 | head -n 1)
+	[ -n "$pid" ] || return 0
+	while [ "$(awk '{ print $3 }' "/proc/$pid/stat")" != S ] && [ $n -lt 30 ]; do
+		sleep 1
+		n=$((n + 1))
+	done
+	sleep 1
+}
+
+# case 2
+thp_defer_case() {
+	local desc="wakeup_policy: THP faults with defrag=defer wake kswapd or kcompactd" k c mb fb0 fb
+	if [ ! -w "$THP/defrag" ]; then
+		ktap_test_skip "$desc: no $THP/defrag (CONFIG_TRANSPARENT_HUGEPAGE off)"
+		return
+	fi
+	SAVED=$(sed 's/.*\[\(.*\)\].*/\1/' "$THP/defrag")
+	echo defer >"$THP/defrag"
+	# more than the free order-9 blocks hold: the last faults fail
+	mb=$(buddy_free_pages 9 | awk '{ s += $2 } END { printf "%d", s / 512 * 2 + 512 }')
+	fb0=$(sed -n 's/^thp_fault_fallback //p' /proc/vmstat)
+	count_start
+	"$GUEST/thp-fault" --mb "$mb" >/dev/null
+	fb=$(($(sed -n 's/^thp_fault_fallback //p' /proc/vmstat) - fb0))
+	k=$(wakeups "$KSWAPD" 9)
+	c=$(wakeups "$KCOMPACTD" 9)
+	count_stop
+	echo "$SAVED" >"$THP/defrag"
+	SAVED=
+	ktap_print_msg "THP defer: $mb MiB faulted, $fb faults fell back; kswapd woken $k times, kcompactd $c times at order 9"
+	if [ "$fb" -eq 0 ]; then
+		ktap_test_skip "$desc: every fault got a huge page, nothing to wake for"
+		return
+	fi
+	ktap_test_result "$desc" [ $((k + c)) -gt 0 ]
+}
+
+main() {
+	ktap_print_header
+	ktap_set_plan 3
+	for v in FRAG_MB HOLD; do
+		case "${!v}" in '' | *[!0-9]* | 0)
+			for n in 1 2 3; do ktap_test_fail "wakeup_policy: case $n: bad $v '${!v}'"; done
+			ktap_finished ;;
+		esac
+	done
+	if [ ! -d "$T/events/$KSWAPD" ] || [ ! -d "$T/events/$KCOMPACTD" ]; then
+		for n in 1 2 3; do ktap_test_skip "wakeup_policy: case $n: no wakeup trace events"; done
+		ktap_finished
+	fi
+	if ! start_fragment --mb "$FRAG_MB" --pattern random >/dev/null 2>&1; then
+		for n in 1 2 3; do ktap_test_fail "wakeup_policy: case $n: fragment died: $(tail -n 1 "$FRAG_LOG")"; done
+		ktap_finished
+	fi
+	ktap_print_msg "$(sed -n 's/^fragment: //p' "$FRAG_LOG"); $(sed -n 's/^MemFree: *//p' /proc/meminfo) free"
+	thp_defer_case
+	kswapd_settle
+	refused_case
+	ktap_test_skip "wakeup_policy: NUMA promotion is outside the policy: needs a memory tier below DRAM, and numa=fake nodes are all top-tier DRAM"
+	ktap_finished
+}
+
+main
