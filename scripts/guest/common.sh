@@ -173,3 +173,13 @@ run_compaction_trigger() {
 		echo "$old" >/proc/sys/vm/compaction_proactiveness ;;
 	esac
 }
+
+# pcp_largest_batch: the largest "batch:" of any zone's per-CPU pageset
+pcp_largest_batch() {
+	awk '$1 == "batch:" && $2 > b { b = $2 } END { print b + 0 }' /proc/zoneinfo
+}
+
+# trace_overruns: events the ring buffer dropped, summed over the CPUs
+trace_overruns() {
+	cat "$TRACEFS"/per_cpu/cpu*/stats | awk '$1 == "overrun:" { n += $2 } END { print n + 0 }'
+}

@@ -29,7 +29,8 @@ T=/sys/kernel/tracing
 EVENTS="$T/events/kmem/mm_page_pcpu_drain $T/events/preemptirq/irq_enable"
 DESC="pcp_free_batch: free_pcppages_bulk() frees at most one pcp batch per IRQs-off section"
 TRACE_KB0=
-# start_fragment, stop_fragment, FRAG_LOG: the workloads' helpers
+# start_fragment, stop_fragment, FRAG_LOG, pcp_largest_batch,
+# trace_overruns: the workloads' helpers
 . "$DIR/../../scripts/guest/common.sh"
 
 cleanup() {
@@ -44,16 +45,6 @@ cleanup() {
 	stop_fragment
 }
 trap cleanup EXIT
-
-# the largest "batch:" of any zone's per-CPU pageset
-largest_batch() {
-	awk '$1 == "batch:" && $2 > b { b = $2 } END { print b + 0 }' /proc/zoneinfo
-}
-
-# overruns: events the ring buffer dropped, summed over the CPUs
-overruns() {
-	cat "$T"/per_cpu/cpu*/stats | awk '$1 == "overrun:" { n += $2 } END { print n + 0 }'
-}
 
 # From the trace: "SECTIONS MAX", the number of IRQs-off sections in which
 # blocks were drained and the most blocks drained in one of them.
@@ -95,7 +86,7 @@ main() {
 			ktap_finished ;;
 		esac
 	done
-	batch=$(largest_batch)
+	batch=$(pcp_largest_batch)
 	if ! start_fragment --mb "$FRAG_MB" --pattern random >/dev/null 2>&1; then
 		ktap_print_msg "fragment died: $(tail -n 1 "$FRAG_LOG")"
 		ktap_test_fail "$DESC"
@@ -112,7 +103,7 @@ main() {
 	for e in $EVENTS; do
 		echo 0 >"$e/enable"
 	done
-	lost=$(overruns)
+	lost=$(trace_overruns)
 	read -r sections max < <(drain_sections)
 	ktap_print_msg "$(sed -n 's/^fragment: //p' "$FRAG_LOG");" \
 		"$sections IRQs-off sections drained pcp pages, at most $max blocks in one;" \

@@ -46,7 +46,8 @@ DESC="rt_wakeup_drain: a waiting SCHED_FIFO task waits through at most two pcp b
 TRACE_KB0=
 CLOCK0=
 CYCLIC_PID=
-# start_fragment, stop_fragment, FRAG_LOG, require_uint: the workloads' helpers
+# start_fragment, stop_fragment, FRAG_LOG, pcp_largest_batch,
+# trace_overruns: the workloads' helpers
 . "$DIR/../../scripts/guest/common.sh"
 
 cleanup() {
@@ -73,15 +74,6 @@ skip_all() {
 fail_all() {
 	ktap_test_fail "$DESC: $1"
 	ktap_finished
-}
-
-# the largest "batch:" of any zone's per-CPU pageset
-largest_batch() {
-	awk '$1 == "batch:" && $2 > b { b = $2 } END { print b + 0 }' /proc/zoneinfo
-}
-
-overruns() {
-	cat "$T"/per_cpu/cpu*/stats | awk '$1 == "overrun:" { n += $2 } END { print n + 0 }'
 }
 
 # From CPU 0's trace: "PERIODS MAX", the periods of the thread (a timer
@@ -123,7 +115,7 @@ main() {
 	for e in FRAG_MB TRACE_KB; do
 		case "${!e}" in '' | *[!0-9]* | 0) fail_all "not run: bad $e '${!e}' (not a positive integer)" ;; esac
 	done
-	batch=$(largest_batch)
+	batch=$(pcp_largest_batch)
 	start_fragment --mb "$FRAG_MB" --pattern random >/dev/null 2>&1 ||
 		fail_all "fragment died: $(tail -n 1 "$FRAG_LOG")"
 	cyclictest -m -p 99 -i 1000 -t 1 -a 0 -q >/dev/null 2>&1 &
@@ -146,7 +138,7 @@ main() {
 	for e in $EVENTS; do
 		echo 0 >"$T/events/$e/enable"
 	done
-	lost=$(overruns)
+	lost=$(trace_overruns)
 	read -r periods max < <(drain_while_waiting "$tid")
 	ktap_print_msg "$(sed -n 's/^fragment: //p' "$FRAG_LOG");" \
 		"$periods periods of the SCHED_FIFO thread on CPU 0, at most $max" \
