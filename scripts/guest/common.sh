@@ -49,6 +49,14 @@ system_cpu_seconds() {
 	awk -v hz="$(getconf CLK_TCK)" '/^cpu / { printf "%.2f\n", ($4 + $7 + $8) / hz }' /proc/stat
 }
 
+# pageblocks TYPE: pageblocks of migratetype TYPE (a column of
+# /proc/pagetypeinfo's "Number of blocks type" table, e.g. Unmovable),
+# summed over zones
+pageblocks() {
+	awk -v type="$1" '/^Number of blocks type/ { for (i = 5; i <= NF; i++) if ($i == type) col = i; next }
+		col && /^Node .*, zone/ { s += $col } END { print s + 0 }' /proc/pagetypeinfo
+}
+
 # buddy_free_pages ORDER: "free_pages_order<ORDER>plus_<zone>: N" for the
 # Normal and DMA32 zones of node 0, N counted in base pages from
 # /proc/buddyinfo (the free blocks an allocation of ORDER could use).
