@@ -82,12 +82,18 @@ thread_cpu_seconds() {
 	fi
 }
 
+# is_uint VALUE [MIN]: VALUE is a decimal integer of at least MIN [0]
+is_uint() {
+	case "$1" in '' | *[!0-9]*) return 1 ;; esac
+	[ "$1" -ge "${2:-0}" ]
+}
+
 # require_uint NAME...: exit 2 with a message unless every named variable holds
 # a non-negative integer.
 require_uint() {
 	local v
 	for v in "$@"; do
-		case "${!v}" in '' | *[!0-9]*) echo "${0##*/}: bad $v '${!v}'" >&2; exit 2 ;; esac
+		is_uint "${!v}" || { echo "${0##*/}: bad $v '${!v}'" >&2; exit 2; }
 	done
 }
 

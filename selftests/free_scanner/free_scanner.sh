@@ -19,11 +19,8 @@
 set -u
 DIR=$(cd "$(dirname "$0")" && pwd)
 . "$DIR/../lib/ktap.sh"
-FRAG_MB=${FRAG_MB:-$(($(sed -n 's/^MemFree: *\([0-9]*\) kB/\1/p' /proc/meminfo) * 6 / 10 / 1024))}
+FRAG_MB=${FRAG_MB:-$(($(meminfo_mb MemFree) * 6 / 10))}
 COMPACT_MIN_FRACTION=${COMPACT_MIN_FRACTION:-8}
-# start_fragment, stop_fragment, FRAG_LOG, vmstat_snapshot, vmstat_delta:
-# the workloads' helpers
-. "$DIR/../../scripts/guest/common.sh"
 trap stop_fragment EXIT
 
 # case PATTERN: one test case
@@ -53,12 +50,12 @@ compaction_case() {
 
 main() {
 	ktap_print_header
-	ktap_set_plan 2
 	if [ ! -w /proc/sys/vm/compact_memory ]; then
-		ktap_test_skip "free_scanner: no /proc/sys/vm/compact_memory (CONFIG_COMPACTION off)"
-		ktap_test_skip "free_scanner: no /proc/sys/vm/compact_memory (CONFIG_COMPACTION off)"
-		ktap_finished
+		ktap_skip_all "free_scanner: no /proc/sys/vm/compact_memory (CONFIG_COMPACTION off)"
+		exit "$KSFT_SKIP"
 	fi
+	ktap_require_uint 1 FRAG_MB COMPACT_MIN_FRACTION
+	ktap_set_plan 2
 	compaction_case odd-pfn
 	compaction_case random
 	ktap_finished

@@ -69,7 +69,7 @@ DIR=$(cd "$(dirname "$0")" && pwd)
 . "$DIR/../lib/ktap.sh"
 KO=${HIGHORDER_STRESS_KO:-}
 CACHE_MB=${CACHE_MB:-570}
-FRAG_MB=${FRAG_MB:-$(($(sed -n 's/^MemFree: *\([0-9]*\) kB/\1/p' /proc/meminfo) / 1024 - CACHE_MB - 250))}
+FRAG_MB=${FRAG_MB:-$(($(meminfo_mb MemFree) - CACHE_MB - 250))}
 ATOMIC_SECONDS=${ATOMIC_SECONDS:-10}
 RECLAIM_MAX_FRACTION=${RECLAIM_MAX_FRACTION:-100}
 SUCCESS_MIN_PCT=${SUCCESS_MIN_PCT:-90}
@@ -89,21 +89,19 @@ metric() {
 	sed -n "s/^$1: //p" "$OUT/metrics.txt"
 }
 
-# all_cases skip|fail REASON: the same result for every case, then exit
-all_cases() {
-	local n
-	for n in 1 2 3 4 5; do
-		"ktap_test_$1" "kswapd_gating: case $n: $2"
-	done
-	ktap_finished
+# skip_all REASON: the test cannot run here
+skip_all() {
+	ktap_skip_all "kswapd_gating: $1"
+	exit "$KSFT_SKIP"
 }
+
 
 # run_workload NAME: run scripts/workloads/NAME; its metrics end up in
 # $OUT/metrics.txt and a summary in the log.  Returns 1 if it failed.
 run_workload() {
 	rm -f "$OUT/metrics.txt"
 	if ! RESULTS=$OUT CACHE_MB=$CACHE_MB FRAG_MB=$FRAG_MB ATOMIC_SECONDS=$ATOMIC_SECONDS \
-		"$DIR/../../scripts/workloads/$1" "$KO" >"$OUT/log" 2>&1; then
+		"$SCRIPTS/workloads/$1" "$KO" >"$OUT/log" 2>&1; then
 		tail -n 5 "$OUT/log" | sed "s/^/# $1: /"
 		return 1
 	fi
@@ -160,25 +158,21 @@ handover_case() {
 main() {
 	local v
 	ktap_print_header
-	ktap_set_plan 5
-	for v in CACHE_MB FRAG_MB ATOMIC_SECONDS RECLAIM_MAX_FRACTION SUCCESS_MIN_PCT; do
-		case "${!v}" in
-		'' | *[!0-9]* | 0) all_cases fail "bad $v '${!v}': not a positive integer" ;;
-		esac
-	done
+	ktap_require_uint 1 CACHE_MB FRAG_MB ATOMIC_SECONDS RECLAIM_MAX_FRACTION SUCCESS_MIN_PCT
 	if [ -z "$KO" ] || [ ! -f "$KO" ]; then
-		all_cases skip "needs HIGHORDER_STRESS_KO (got '$KO')"
+		skip_all "needs HIGHORDER_STRESS_KO (got '$KO')"
 	fi
 	mountpoint -q /mnt/scratch ||
-		all_cases skip "needs the VM's scratch disk at /mnt/scratch (vm-run --scratch-mb)"
-	[ -w "$BOOST" ] || all_cases skip "no $BOOST"
+		skip_all "needs the VM's scratch disk at /mnt/scratch (vm-run --scratch-mb)"
+	[ -w "$BOOST" ] || skip_all "no $BOOST"
 	[ "$FRAG_MB" -ge 256 ] ||
-		all_cases skip "only $FRAG_MB MiB to fragment: the test needs a 2 GiB guest"
+		skip_all "only $FRAG_MB MiB to fragment: the test needs a 2 GiB guest"
+	ktap_set_plan 5
 	KASAN=n
 	grep -qx 'CONFIG_KASAN=y' "${KERNEL_OBJ:-/nonexistent}/.config" 2>/dev/null && KASAN=y
 	BOOST0=$(cat "$BOOST")
 	if ! run_workload atomic-noboost; then
-		all_cases fail "the atomic-noboost workload failed"
+		ktap_exit_fail_msg "kswapd_gating: the atomic-noboost workload failed"
 	fi
 	echo "$BOOST0" >"$BOOST"
 	reclaim_case "boosting off"

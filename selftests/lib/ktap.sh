@@ -1,61 +1,47 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
-# KTAP output helpers for the project's selftests, after the kernel's
-# tools/testing/selftests/kselftest/ktap_helpers.sh.  Sourced, not run.
+# Sourced by each selftest after it sets DIR (its own directory), not run.
+#
+# KTAP output: the kernel's own helpers,
+# tools/testing/selftests/kselftest/ktap_helpers.sh, as the kselftest
+# install the test runs from has them (make -C selftests install), or else
+# from the kernel tree that KSELFTEST_DIR names (its
+# tools/testing/selftests).  So the semantics are the kernel's: a plan
+# (ktap_set_plan), ktap_skip_all before it for a test that cannot run at
+# all (then exit $KSFT_SKIP), and ktap_finished exiting 0 only if every
+# planned case passed or was skipped.
+#
+# SCRIPTS: the project's scripts/ directory (guest helpers, workloads),
+# installed beside the tests or in the source tree; its guest helpers
+# (scripts/guest/common.sh) are sourced here.
 
-KSFT_PASS=0
-KSFT_FAIL=1
-KSFT_SKIP=4
+for KTAP_HELPERS in "$DIR/../kselftest/ktap_helpers.sh" \
+	"${KSELFTEST_DIR:-/nonexistent}/kselftest/ktap_helpers.sh"; do
+	[ -r "$KTAP_HELPERS" ] && break
+done
+if [ ! -r "$KTAP_HELPERS" ]; then
+	echo "Bail out! no kselftest/ktap_helpers.sh: install the tests (make -C selftests install) or set KSELFTEST_DIR"
+	exit 1
+fi
+# shellcheck source=/dev/null
+. "$KTAP_HELPERS"
 
-KTAP_TESTNO=1
-KTAP_CNT_PASS=0
-KTAP_CNT_FAIL=0
-KTAP_CNT_SKIP=0
+if [ -d "$DIR/../scripts/guest" ]; then
+	SCRIPTS=$(cd "$DIR/../scripts" && pwd)
+else
+	SCRIPTS=$(cd "$DIR/../../scripts" && pwd)
+fi
+# the workloads' helpers: fragment, vmstat, meminfo, tracing, is_uint...
+# shellcheck source=../../scripts/guest/common.sh
+. "$SCRIPTS/guest/common.sh"
 
-ktap_print_header() { echo "TAP version 13"; }
-ktap_set_plan() { echo "1..$1"; }
-ktap_print_msg() { echo "# $*"; }
-
-ktap_test_pass() {
-	echo "ok $KTAP_TESTNO $*"
-	KTAP_TESTNO=$((KTAP_TESTNO + 1))
-	KTAP_CNT_PASS=$((KTAP_CNT_PASS + 1))
-}
-
-ktap_test_fail() {
-	echo "not ok $KTAP_TESTNO $*"
-	KTAP_TESTNO=$((KTAP_TESTNO + 1))
-	KTAP_CNT_FAIL=$((KTAP_CNT_FAIL + 1))
-}
-
-ktap_test_skip() {
-	echo "ok $KTAP_TESTNO $* # SKIP"
-	KTAP_TESTNO=$((KTAP_TESTNO + 1))
-	KTAP_CNT_SKIP=$((KTAP_CNT_SKIP + 1))
-}
-
-# ktap_test_result DESCRIPTION COMMAND...: pass if COMMAND succeeds.
-ktap_test_result() {
-	local desc=$1
+# ktap_require_uint MIN NAME...: bail out unless each named variable holds
+# an integer of at least MIN
+ktap_require_uint() {
+	local min=$1 v
 	shift
-	if "$@"; then
-		ktap_test_pass "$desc"
-	else
-		ktap_test_fail "$desc"
-	fi
-}
-
-ktap_print_totals() {
-	echo "# Totals: pass:$KTAP_CNT_PASS fail:$KTAP_CNT_FAIL xfail:0 xpass:0 skip:$KTAP_CNT_SKIP error:0"
-}
-
-# Exit the kselftest way: 1 on any failure, 4 if everything was skipped.
-ktap_finished() {
-	ktap_print_totals
-	if [ "$KTAP_CNT_FAIL" -gt 0 ]; then
-		exit "$KSFT_FAIL"
-	elif [ "$KTAP_CNT_PASS" -eq 0 ] && [ "$KTAP_CNT_SKIP" -gt 0 ]; then
-		exit "$KSFT_SKIP"
-	fi
-	exit "$KSFT_PASS"
+	for v in "$@"; do
+		is_uint "${!v}" "$min" ||
+			ktap_exit_fail_msg "${0##*/}: bad $v '${!v}' (an integer of at least $min)"
+	done
 }

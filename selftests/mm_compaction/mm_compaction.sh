@@ -33,7 +33,7 @@ TREE=${KERNEL_TREE:-}
 OBJ=${KERNEL_OBJ:-}
 MM=$TREE/tools/testing/selftests/mm
 THS_SECONDS=${THS_SECONDS:-10}
-THS_MB=${THS_MB:-$(($(sed -n 's/^MemFree: *\([0-9]*\) kB/\1/p' /proc/meminfo) / 2048))}
+THS_MB=${THS_MB:-$(($(meminfo_mb MemFree) / 2))}
 MIGRATION_HUGEPAGES=${MIGRATION_HUGEPAGES:-4}
 NR_HUGEPAGES=/proc/sys/vm/nr_hugepages
 HUGEPAGES0=
@@ -122,22 +122,12 @@ migration_test() {
 main() {
 	local v t tests="compaction_test transhuge-stress migration"
 	ktap_print_header
-	ktap_set_plan 3
-	for v in THS_SECONDS THS_MB MIGRATION_HUGEPAGES; do
-		case "${!v}" in
-		'' | *[!0-9]* | 0)
-			for t in $tests; do
-				ktap_test_fail "mm $t: not run: bad $v '${!v}' (not a positive integer)"
-			done
-			ktap_finished ;;
-		esac
-	done
+	ktap_require_uint 1 THS_SECONDS THS_MB MIGRATION_HUGEPAGES
 	if [ -z "$TREE" ] || [ ! -d "$MM" ] || [ ! -f "$OBJ/usr/include/linux/fs.h" ]; then
-		for t in $tests; do
-			ktap_test_skip "mm $t: needs KERNEL_TREE and KERNEL_OBJ with uapi headers"
-		done
-		ktap_finished
+		ktap_skip_all "mm ($tests): needs KERNEL_TREE and KERNEL_OBJ with uapi headers"
+		exit "$KSFT_SKIP"
 	fi
+	ktap_set_plan 3
 	kernel_test compaction_test compaction_test.c --
 	kernel_test transhuge-stress transhuge-stress.c vm_util.c -- \
 		-d "$THS_SECONDS" "$THS_MB"

@@ -23,15 +23,12 @@
 set -u
 DIR=$(cd "$(dirname "$0")" && pwd)
 . "$DIR/../lib/ktap.sh"
-FRAG_MB=${FRAG_MB:-$(($(sed -n 's/^MemFree: *\([0-9]*\) kB/\1/p' /proc/meminfo) * 4 / 10 / 1024))}
+FRAG_MB=${FRAG_MB:-$(($(meminfo_mb MemFree) * 4 / 10))}
 TRACE_KB=${TRACE_KB:-65536}
 T=/sys/kernel/tracing
 EVENTS="$T/events/kmem/mm_page_pcpu_drain $T/events/preemptirq/irq_enable"
 DESC="pcp_free_batch: free_pcppages_bulk() frees at most one pcp batch per IRQs-off section"
 TRACE_KB0=
-# start_fragment, stop_fragment, FRAG_LOG, pcp_largest_batch,
-# trace_overruns: the workloads' helpers
-. "$DIR/../../scripts/guest/common.sh"
 
 cleanup() {
 	local e
@@ -69,23 +66,18 @@ drain_sections() {
 main() {
 	local e v batch sections max lost
 	ktap_print_header
-	ktap_set_plan 1
 	if [ ! -w /proc/sys/vm/compact_memory ]; then
-		ktap_test_skip "$DESC: no /proc/sys/vm/compact_memory (CONFIG_COMPACTION off)"
-		ktap_finished
+		ktap_skip_all "$DESC: no /proc/sys/vm/compact_memory (CONFIG_COMPACTION off)"
+		exit "$KSFT_SKIP"
 	fi
 	for e in $EVENTS; do
 		if [ ! -w "$e/enable" ]; then
-			ktap_test_skip "$DESC: no trace event ${e#"$T"/events/} (needs CONFIG_TRACE_IRQFLAGS, tracefs)"
-			ktap_finished
+			ktap_skip_all "$DESC: no trace event ${e#"$T"/events/} (needs CONFIG_TRACE_IRQFLAGS, tracefs)"
+			exit "$KSFT_SKIP"
 		fi
 	done
-	for v in FRAG_MB TRACE_KB; do
-		case "${!v}" in '' | *[!0-9]* | 0)
-			ktap_test_fail "$DESC: not run: bad $v '${!v}' (not a positive integer)"
-			ktap_finished ;;
-		esac
-	done
+	ktap_require_uint 1 FRAG_MB TRACE_KB
+	ktap_set_plan 1
 	batch=$(pcp_largest_batch)
 	if ! start_fragment --mb "$FRAG_MB" --pattern random >/dev/null 2>&1; then
 		ktap_print_msg "fragment died: $(tail -n 1 "$FRAG_LOG")"

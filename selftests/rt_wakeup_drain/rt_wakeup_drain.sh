@@ -38,7 +38,7 @@
 set -u
 DIR=$(cd "$(dirname "$0")" && pwd)
 . "$DIR/../lib/ktap.sh"
-FRAG_MB=${FRAG_MB:-$(($(sed -n 's/^MemFree: *\([0-9]*\) kB/\1/p' /proc/meminfo) * 4 / 10 / 1024))}
+FRAG_MB=${FRAG_MB:-$(($(meminfo_mb MemFree) * 4 / 10))}
 TRACE_KB=${TRACE_KB:-65536}
 T=/sys/kernel/tracing
 EVENTS="timer/hrtimer_start sched/sched_switch kmem/mm_page_pcpu_drain"
@@ -46,9 +46,6 @@ DESC="rt_wakeup_drain: a waiting SCHED_FIFO task waits through at most two pcp b
 TRACE_KB0=
 CLOCK0=
 CYCLIC_PID=
-# start_fragment, stop_fragment, FRAG_LOG, pcp_largest_batch,
-# trace_overruns: the workloads' helpers
-. "$DIR/../../scripts/guest/common.sh"
 
 cleanup() {
 	local e
@@ -66,14 +63,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# skip_all REASON: the test cannot run here (before the plan)
 skip_all() {
-	ktap_test_skip "$DESC: $1"
-	ktap_finished
-}
-
-fail_all() {
-	ktap_test_fail "$DESC: $1"
-	ktap_finished
+	ktap_skip_all "$DESC: $1"
+	exit "$KSFT_SKIP"
 }
 
 # From CPU 0's trace: "PERIODS MAX", the periods of the thread (a timer
@@ -106,18 +99,16 @@ rt_thread() {
 main() {
 	local e batch tid periods max lost
 	ktap_print_header
-	ktap_set_plan 1
 	[ -w /proc/sys/vm/compact_memory ] || skip_all "no /proc/sys/vm/compact_memory (CONFIG_COMPACTION off)"
 	command -v cyclictest >/dev/null || skip_all "no cyclictest (rt-tests)"
 	for e in $EVENTS; do
 		[ -w "$T/events/$e/enable" ] || skip_all "no trace event $e"
 	done
-	for e in FRAG_MB TRACE_KB; do
-		case "${!e}" in '' | *[!0-9]* | 0) fail_all "not run: bad $e '${!e}' (not a positive integer)" ;; esac
-	done
+	ktap_require_uint 1 FRAG_MB TRACE_KB
+	ktap_set_plan 1
 	batch=$(pcp_largest_batch)
 	start_fragment --mb "$FRAG_MB" --pattern random >/dev/null 2>&1 ||
-		fail_all "fragment died: $(tail -n 1 "$FRAG_LOG")"
+		ktap_exit_fail_msg "$DESC: fragment died: $(tail -n 1 "$FRAG_LOG")"
 	cyclictest -m -p 99 -i 1000 -t 1 -a 0 -q >/dev/null 2>&1 &
 	CYCLIC_PID=$!
 	sleep 1

@@ -39,15 +39,13 @@ set -u
 DIR=$(cd "$(dirname "$0")" && pwd)
 . "$DIR/../lib/ktap.sh"
 KO=${HIGHORDER_STRESS_KO:-}
-FRAG_MB=${FRAG_MB:-$(($(sed -n 's/^MemFree: *\([0-9]*\) kB/\1/p' /proc/meminfo) / 1024 - 250))}
+FRAG_MB=${FRAG_MB:-$(($(meminfo_mb MemFree) - 250))}
 HOLD=${HOLD:-32768}
 T=/sys/kernel/tracing
 KSWAPD=vmscan/mm_vmscan_wakeup_kswapd
 KCOMPACTD=compaction/mm_compaction_wakeup_kcompactd
 THP=/sys/kernel/mm/transparent_hugepage
 SAVED=
-# start_fragment, stop_fragment, hist_*, sysctl_*: the workloads' helpers
-. "$DIR/../../scripts/guest/common.sh"
 
 cleanup() {
 	rmmod highorder_stress 2>/dev/null
@@ -146,22 +144,16 @@ thp_defer_case() {
 
 main() {
 	ktap_print_header
-	ktap_set_plan 3
-	for v in FRAG_MB HOLD; do
-		case "${!v}" in '' | *[!0-9]* | 0)
-			for n in 1 2 3; do ktap_test_fail "wakeup_policy: case $n: bad $v '${!v}'"; done
-			ktap_finished ;;
-		esac
-	done
+	ktap_require_uint 1 FRAG_MB HOLD
 	if [ ! -d "$T/events/$KSWAPD" ] || [ ! -d "$T/events/$KCOMPACTD" ]; then
-		for n in 1 2 3; do ktap_test_skip "wakeup_policy: case $n: no wakeup trace events"; done
-		ktap_finished
+		ktap_skip_all "wakeup_policy: no wakeup trace events"
+		exit "$KSFT_SKIP"
 	fi
+	ktap_set_plan 3
 	if ! start_fragment --mb "$FRAG_MB" --pattern random >/dev/null 2>&1; then
-		for n in 1 2 3; do ktap_test_fail "wakeup_policy: case $n: fragment died: $(tail -n 1 "$FRAG_LOG")"; done
-		ktap_finished
+		ktap_exit_fail_msg "wakeup_policy: fragment died: $(tail -n 1 "$FRAG_LOG")"
 	fi
-	ktap_print_msg "$(sed -n 's/^fragment: //p' "$FRAG_LOG"); $(sed -n 's/^MemFree: *//p' /proc/meminfo) free"
+	ktap_print_msg "$(sed -n 's/^fragment: //p' "$FRAG_LOG"); $(meminfo_mb MemFree) MiB free"
 	thp_defer_case
 	kswapd_settle
 	refused_case
