@@ -33,6 +33,19 @@ fi
 log() { printf '[%s] %s\n' "${0##*/}" "$*" >&2; }
 die() { printf '%s: error: %s\n' "${0##*/}" "$*" >&2; exit 1; }
 
+# check_uint MIN NAME...: die unless each named variable holds a decimal
+# integer of at least MIN
+check_uint() {
+	local min=$1 v
+	shift
+	for v in "$@"; do
+		case "${!v}" in
+		'' | *[!0-9]*) die "bad $v '${!v}' (an integer of at least $min)" ;;
+		*) [ "${!v}" -ge "$min" ] || die "bad $v '${!v}' (an integer of at least $min)" ;;
+		esac
+	done
+}
+
 # vm_args FILE...: the extra vm-run options a workload or selftest program
 # asks for in a "# vm-args: OPTIONS" line (the first one), or nothing.
 vm_args() { cat "$@" 2>/dev/null | sed -n 's/^# vm-args: //p' | head -n 1; }
