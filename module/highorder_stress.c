@@ -579,51 +579,50 @@ enum hs_knob_type { HS_UINT, HS_BOOL, HS_NAME, HS_CPUS, HS_RUN, HS_PROBE };
  * struct hs_knob - one debugfs knob
  * @name:	file name
  * @type:	how a write is parsed
- * @uint:	the value, for HS_UINT and HS_BOOL (as unsigned int 0/1)
- * @flag:	the value, for HS_BOOL
+ * @value:	the variable the knob sets: an unsigned int for HS_UINT, a
+ *		bool for HS_BOOL, an unsigned int index into @names for
+ *		HS_NAME; NULL for HS_CPUS, HS_RUN and HS_PROBE, which act on
+ *		the generator's and the probe's own state
  * @min:	smallest valid value (HS_UINT)
  * @max:	largest valid value (HS_UINT)
  * @names:	valid names, NULL-terminated (HS_NAME)
- * @index:	the value, as index into @names (HS_NAME)
  * @busy_gen:	cannot change while the generator runs
  * @busy_probe:	cannot change while the probe runs
  */
 struct hs_knob {
 	const char *name;
 	enum hs_knob_type type;
-	unsigned int *uint;
-	bool *flag;
+	void *value;
 	unsigned int min, max;
 	const char * const *names;
-	unsigned int *index;
 	bool busy_gen, busy_probe;
 };
 
 static struct hs_knob hs_knobs[] = {
-	{ .name = "order", .type = HS_UINT, .uint = &order,
+	{ .name = "order", .type = HS_UINT, .value = &order,
 	  .min = 1, .max = HS_MAX_ORDER, .busy_gen = true },
 	{ .name = "mode", .type = HS_NAME, .names = hs_mode_names,
-	  .index = &hs_mode, .busy_gen = true },
+	  .value = &hs_mode, .busy_gen = true },
 	{ .name = "context", .type = HS_NAME, .names = hs_context_names,
-	  .index = &hs_context, .busy_gen = true },
-	{ .name = "rate", .type = HS_UINT, .uint = &rate,
+	  .value = &hs_context, .busy_gen = true },
+	{ .name = "rate", .type = HS_UINT, .value = &rate,
 	  .min = 1, .max = HS_MAX_RATE, .busy_gen = true },
-	{ .name = "burst", .type = HS_UINT, .uint = &burst,
+	{ .name = "burst", .type = HS_UINT, .value = &burst,
 	  .min = 1, .max = HS_MAX_BURST, .busy_gen = true },
 	{ .name = "cpus", .type = HS_CPUS, .busy_gen = true,
 	  .busy_probe = true },
-	{ .name = "hold", .type = HS_UINT, .uint = &hold,
+	{ .name = "hold", .type = HS_UINT, .value = &hold,
 	  .min = 0, .max = HS_MAX_HOLD, .busy_gen = true },
-	{ .name = "max_held_mb", .type = HS_UINT, .uint = &max_held_mb,
+	{ .name = "max_held_mb", .type = HS_UINT, .value = &max_held_mb,
 	  .min = 0, .max = UINT_MAX >> PAGE_SHIFT, .busy_gen = true },
-	{ .name = "duration_ms", .type = HS_UINT, .uint = &duration_ms,
+	{ .name = "duration_ms", .type = HS_UINT, .value = &duration_ms,
 	  .min = 0, .max = 24 * 3600 * 1000, .busy_gen = true },
-	{ .name = "warn", .type = HS_BOOL, .flag = &warn, .busy_gen = true },
+	{ .name = "warn", .type = HS_BOOL, .value = &warn, .busy_gen = true },
 	{ .name = "probe_period_us", .type = HS_UINT,
-	  .uint = &probe_period_us, .min = 10, .max = 1000000,
+	  .value = &probe_period_us, .min = 10, .max = 1000000,
 	  .busy_probe = true },
 	{ .name = "probe_threshold_us", .type = HS_UINT,
-	  .uint = &probe_threshold_us, .min = 1, .max = 10000000,
+	  .value = &probe_threshold_us, .min = 1, .max = 10000000,
 	  .busy_probe = true },
 	{ .name = "run", .type = HS_RUN },
 	{ .name = "probe", .type = HS_PROBE },
@@ -681,13 +680,11 @@ static int hs_knob_apply(const struct hs_knob *k, unsigned int val,
 
 	switch (k->type) {
 	case HS_UINT:
-		*k->uint = val;
+	case HS_NAME:
+		*(unsigned int *)k->value = val;
 		return 0;
 	case HS_BOOL:
-		*k->flag = val;
-		return 0;
-	case HS_NAME:
-		*k->index = val;
+		*(bool *)k->value = val;
 		return 0;
 	case HS_CPUS:
 		cpumask_copy(hs_cpumask, mask);
@@ -764,13 +761,14 @@ static ssize_t hs_knob_read(struct file *file, char __user *ubuf,
 	mutex_lock(&hs_lock);
 	switch (k->type) {
 	case HS_UINT:
-		n = scnprintf(buf, sizeof(buf), "%u\n", *k->uint);
+		n = scnprintf(buf, sizeof(buf), "%u\n", *(unsigned int *)k->value);
 		break;
 	case HS_BOOL:
-		n = scnprintf(buf, sizeof(buf), "%d\n", *k->flag);
+		n = scnprintf(buf, sizeof(buf), "%d\n", *(bool *)k->value);
 		break;
 	case HS_NAME:
-		n = scnprintf(buf, sizeof(buf), "%s\n", k->names[*k->index]);
+		n = scnprintf(buf, sizeof(buf), "%s\n",
+			      k->names[*(unsigned int *)k->value]);
 		break;
 	case HS_CPUS:
 		n = scnprintf(buf, sizeof(buf), "%*pbl\n",
@@ -960,11 +958,11 @@ static int __init hs_init_defaults(void)
 
 		switch (k->type) {
 		case HS_UINT:
-			snprintf(num, sizeof(num), "%u", *k->uint);
+			snprintf(num, sizeof(num), "%u", *(unsigned int *)k->value);
 			val = num;
 			break;
 		case HS_NAME:
-			val = k->index == &hs_mode ? mode : context;
+			val = k->value == &hs_mode ? mode : context;
 			break;
 		case HS_CPUS:
 			if (!*cpus) {
