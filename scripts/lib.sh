@@ -33,6 +33,9 @@ fi
 log() { printf '[%s] %s\n' "${0##*/}" "$*" >&2; }
 die() { printf '%s: error: %s\n' "${0##*/}" "$*" >&2; exit 1; }
 
+# meminfo_mb NAME: the host's /proc/meminfo field NAME, in MiB
+meminfo_mb() { awk -v name="$1:" '$1 == name { printf "%d", $2 / 1024 }' /proc/meminfo; }
+
 # check_uint MIN NAME...: die unless each named variable holds a decimal
 # integer of at least MIN
 check_uint() {
