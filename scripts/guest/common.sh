@@ -193,7 +193,48 @@ pcp_largest_batch() {
 	awk '$1 == "batch:" && $2 > b { b = $2 } END { print b + 0 }' /proc/zoneinfo
 }
 
-# trace_overruns: events the ring buffer dropped, summed over the CPUs
+# trace_overruns: events the ring buffer lost, summed over the CPUs:
+# overwritten ("overrun:") or, with overwrite off, refused ("dropped
+# events:")
 trace_overruns() {
-	cat "$TRACEFS"/per_cpu/cpu*/stats | awk '$1 == "overrun:" { n += $2 } END { print n + 0 }'
+	cat "$TRACEFS"/per_cpu/cpu*/stats |
+		awk '$1 == "overrun:" { n += $2 } $1 == "dropped" { n += $3 } END { print n + 0 }'
+}
+
+# trace_buffer_set KB: KB of ring buffer per CPU, emptied; the size it had
+# before the first call is kept for trace_buffer_restore
+TRACE_KB_SAVED=
+trace_buffer_set() {
+	# "7 (expanded: 1408)" until the buffer was first used
+	[ -n "$TRACE_KB_SAVED" ] ||
+		TRACE_KB_SAVED=$(sed 's/.*expanded: \([0-9]*\)).*/\1/' "$TRACEFS/buffer_size_kb")
+	echo "$1" >"$TRACEFS/buffer_size_kb"
+	echo >"$TRACEFS/trace"
+}
+
+# trace_buffer_restore: back to the size before trace_buffer_set, emptied
+trace_buffer_restore() {
+	[ -n "$TRACE_KB_SAVED" ] || return 0
+	echo "$TRACE_KB_SAVED" >"$TRACEFS/buffer_size_kb"
+	echo >"$TRACEFS/trace"
+	TRACE_KB_SAVED=
+}
+
+# trace_events VALUE EVENT...: write VALUE (1 or 0) to the enable file of
+# each EVENT ("kmem/mm_page_pcpu_drain"); events this kernel lacks are
+# passed over, so cleanup paths can call it unconditionally
+trace_events() {
+	local v=$1 e
+	shift
+	for e in "$@"; do
+		[ ! -w "$TRACEFS/events/$e/enable" ] || echo "$v" >"$TRACEFS/events/$e/enable"
+	done
+}
+
+# trace_missing EVENT...: print the first EVENT this kernel cannot trace
+trace_missing() {
+	local e
+	for e in "$@"; do
+		[ -w "$TRACEFS/events/$e/enable" ] || { echo "$e"; return 0; }
+	done
 }

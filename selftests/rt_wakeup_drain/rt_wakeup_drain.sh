@@ -43,21 +43,18 @@ TRACE_KB=${TRACE_KB:-65536}
 T=/sys/kernel/tracing
 EVENTS="timer/hrtimer_start sched/sched_switch kmem/mm_page_pcpu_drain"
 DESC="rt_wakeup_drain: a waiting SCHED_FIFO task waits through at most two pcp batches of page freeing"
-TRACE_KB0=
 CLOCK0=
 CYCLIC_PID=
 
 cleanup() {
 	local e
 	[ -z "$CYCLIC_PID" ] || { kill "$CYCLIC_PID" 2>/dev/null; wait "$CYCLIC_PID" 2>/dev/null; }
+	# shellcheck disable=SC2086 # EVENTS is a list
+	trace_events 0 $EVENTS
 	for e in $EVENTS; do
-		[ ! -w "$T/events/$e/enable" ] || echo 0 >"$T/events/$e/enable"
 		[ ! -w "$T/events/$e/filter" ] || echo 0 >"$T/events/$e/filter"
 	done
-	if [ -n "$TRACE_KB0" ]; then
-		echo "$TRACE_KB0" >"$T/buffer_size_kb"
-		echo >"$T/trace"
-	fi
+	trace_buffer_restore
 	[ -z "$CLOCK0" ] || echo "$CLOCK0" >"$T/trace_clock"
 	stop_fragment
 }
@@ -97,13 +94,13 @@ rt_thread() {
 }
 
 main() {
-	local e batch tid periods max lost
+	local batch tid periods max lost missing
 	ktap_print_header
 	[ -w /proc/sys/vm/compact_memory ] || skip_all "no /proc/sys/vm/compact_memory (CONFIG_COMPACTION off)"
 	command -v cyclictest >/dev/null || skip_all "no cyclictest (rt-tests)"
-	for e in $EVENTS; do
-		[ -w "$T/events/$e/enable" ] || skip_all "no trace event $e"
-	done
+	# shellcheck disable=SC2086 # EVENTS is a list
+	missing=$(trace_missing $EVENTS)
+	[ -z "$missing" ] || skip_all "no trace event $missing"
 	ktap_require_uint 1 FRAG_MB TRACE_KB
 	ktap_set_plan 1
 	batch=$(pcp_largest_batch)
@@ -114,21 +111,16 @@ main() {
 	sleep 1
 	tid=$(rt_thread)
 	[ -n "$tid" ] || fail_all "cyclictest's SCHED_FIFO thread did not start"
-	# "7 (expanded: 1408)" until the buffer was first used
-	TRACE_KB0=$(sed 's/.*expanded: \([0-9]*\)).*/\1/' "$T/buffer_size_kb")
-	echo "$TRACE_KB" >"$T/buffer_size_kb"
+	trace_buffer_set "$TRACE_KB"
 	CLOCK0=$(sed 's/.*\[\(.*\)\].*/\1/' "$T/trace_clock")
 	echo mono >"$T/trace_clock"
-	echo >"$T/trace"
 	echo "common_pid == $tid" >"$T/events/timer/hrtimer_start/filter"
 	echo "next_pid == $tid" >"$T/events/sched/sched_switch/filter"
-	for e in $EVENTS; do
-		echo 1 >"$T/events/$e/enable"
-	done
+	# shellcheck disable=SC2086 # EVENTS is a list
+	trace_events 1 $EVENTS
 	taskset -c 0 sh -c 'echo 1 >/proc/sys/vm/compact_memory'
-	for e in $EVENTS; do
-		echo 0 >"$T/events/$e/enable"
-	done
+	# shellcheck disable=SC2086
+	trace_events 0 $EVENTS
 	lost=$(trace_overruns)
 	read -r periods max < <(drain_while_waiting "$tid")
 	ktap_print_msg "$(sed -n 's/^fragment: //p' "$FRAG_LOG");" \
