@@ -180,8 +180,12 @@ run_compaction_trigger() {
 	memory) echo 1 >/proc/sys/vm/compact_memory ;;
 	thp-faults) "$GUEST/thp-fault" --mb "$THP_MB" ;;
 	proactive)
-		# writing the sysctl wakes kcompactd at once
-		old=$(cat /proc/sys/vm/compaction_proactiveness)
+		# writing the sysctl wakes kcompactd at once.  Read it with the
+		# shell's own small reads: cat's 128 KiB read() makes
+		# proc_sys_call_handler() allocate and zero 256 KiB (order 6)
+		# while cyclictest is sampling, which v7's bench measured as
+		# the longest wait of the run.
+		read -r old </proc/sys/vm/compaction_proactiveness
 		echo "$PROACTIVENESS" >/proc/sys/vm/compaction_proactiveness
 		sleep "$PROACTIVE_SECONDS"
 		echo "$old" >/proc/sys/vm/compaction_proactiveness ;;
