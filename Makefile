@@ -8,7 +8,7 @@
 VARIANT ?= patched
 export VARIANT CONFIG KSRC BUILD JOBS SELFTESTS
 
-.PHONY: help check bench compare deps kernel module sparse checkpatch clean
+.PHONY: help check bench deps kernel module sparse checkpatch clean
 
 help:
 	@echo "make check      build, boot and run the selftests (the test command)"
