@@ -110,7 +110,7 @@ main() {
 	CYCLIC_PID=$!
 	sleep 1
 	tid=$(rt_thread)
-	[ -n "$tid" ] || fail_all "cyclictest's SCHED_FIFO thread did not start"
+	[ -n "$tid" ] || ktap_exit_fail_msg "$DESC: cyclictest's SCHED_FIFO thread did not start"
 	trace_buffer_set "$TRACE_KB"
 	CLOCK0=$(sed 's/.*\[\(.*\)\].*/\1/' "$T/trace_clock")
 	echo mono >"$T/trace_clock"
