@@ -6,6 +6,13 @@
 # accounting, auto-stop, unload while running, and the timer probe.
 # Runs as root in a test VM; prints KTAP.
 #
+# Pass criterion: every case passes.  A knob case passes when its range's
+# ends are accepted and each bad value (out of range, not a number, empty,
+# too long) is refused with the expected errno and leaves the knob as it
+# was; a generator case passes when, in the context and mode asked, its
+# attempts and successes move, nothing stays held after it stops, and
+# attempts equal successes + failures + skips.
+#
 # Environment:
 #   HIGHORDER_STRESS_KO  path of highorder_stress.ko [next to the build
 #                        of the running kernel is not guessed: required]

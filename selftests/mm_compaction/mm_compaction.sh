@@ -14,7 +14,9 @@
 #    kernel with two emulated nodes (numa=fake=2) and four CPUs.  Skipped,
 #    with the reason, on the single-node minimal and debug kernels.  The
 #    hugetlb cases get MIGRATION_HUGEPAGES huge pages, restored afterwards.
-# One case per program; its own KTAP is shown indented beneath.
+# One case per program; its own KTAP is shown indented beneath.  Pass
+# criterion: each program exits 0 (the kselftest way: 4 is a skip, with
+# the program's reason); the test passes when no program fails.
 #
 # Environment (default):
 #   KERNEL_TREE  source tree of the running kernel (required)
