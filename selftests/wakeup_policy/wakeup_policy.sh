@@ -27,8 +27,12 @@
 #     woken at order 4 or, already awake, ran a reclaim pass for order 4
 #     (a request raises the order of an awake kswapd without a wakeup
 #     event; on the debug kernel kswapd can still be busy from case 1).
-#     Series v5 fails it: its gate sent every such request to kcompactd,
-#     which was never woken either, and never raised kswapd's order.
+#     Fails if nobody was woken at order 4.  Skipped, with the counts, if
+#     kcompactd was woken and kswapd was not: compaction then looked
+#     suitable, kcompactd took the requests as the policy says, and the
+#     refusal this case needs was not constructed.  Series v5 fails it:
+#     its gate sent every such request to kcompactd, which was never
+#     woken either, and never raised kswapd's order.
 #  3. NUMA tiering promotion (numamigrate_isolate_folio() ->
 #     wakeup_kswapd() with gfp 0) is outside the policy.  Skipped: it needs
 #     a memory tier below DRAM, and the nodes of numa=fake are all DRAM,
@@ -117,6 +121,10 @@ refused_case() {
 	count_stop
 	rmmod highorder_stress
 	sysctl_restore_all
+	if [ $((k + r)) -eq 0 ] && [ "$c" -gt 0 ]; then
+		ktap_test_skip "$desc: kcompactd took the requests (compaction looked suitable), nothing refused"
+		return
+	fi
 	ktap_test_result "$desc" [ $((k + r)) -gt 0 ]
 }
 
