@@ -192,10 +192,14 @@ run_compaction_trigger() {
 	esac
 }
 
-# pcp_largest_batch: the largest "batch:" of any zone's per-CPU pageset
-pcp_largest_batch() {
-	awk '$1 == "batch:" && $2 > b { b = $2 } END { print b + 0 }' /proc/zoneinfo
+# pcp_largest FIELD: the largest FIELD ("batch", "high", "count") of any
+# zone's per-CPU pageset
+pcp_largest() {
+	awk -v f="$1:" '$1 == f && $2 > m { m = $2 } END { print m + 0 }' /proc/zoneinfo
 }
+
+# pcp_largest_batch: the largest "batch:" of any zone's per-CPU pageset
+pcp_largest_batch() { pcp_largest batch; }
 
 # trace_overruns: events the ring buffer lost, summed over the CPUs:
 # overwritten ("overrun:") or, with overwrite off, refused ("dropped
