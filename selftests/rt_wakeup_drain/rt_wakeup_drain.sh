@@ -93,6 +93,19 @@ rt_thread() {
 	done
 }
 
+# wait_rt_thread S: rt_thread, waited for up to S seconds: cyclictest
+# locks its memory (-m) before its thread starts, which takes a while
+# beside the fill on one CPU; nothing if cyclictest exited
+wait_rt_thread() {
+	local tid n=0
+	while [ $n -lt $(($1 * 2)) ] && kill -0 "$CYCLIC_PID" 2>/dev/null; do
+		sleep 0.5
+		tid=$(rt_thread)
+		[ -z "$tid" ] || { echo "$tid"; return; }
+		n=$((n + 1))
+	done
+}
+
 main() {
 	local batch tid periods max lost missing
 	ktap_print_header
@@ -108,9 +121,8 @@ main() {
 		ktap_exit_fail_msg "$DESC: fragment died: $(tail -n 1 "$FRAG_LOG")"
 	cyclictest -m -p 99 -i 1000 -t 1 -a 0 -q >/dev/null 2>&1 &
 	CYCLIC_PID=$!
-	sleep 1
-	tid=$(rt_thread)
-	[ -n "$tid" ] || ktap_exit_fail_msg "$DESC: cyclictest's SCHED_FIFO thread did not start"
+	tid=$(wait_rt_thread 30)
+	[ -n "$tid" ] || ktap_exit_fail_msg "$DESC: cyclictest's SCHED_FIFO thread did not start in 30 s"
 	trace_buffer_set "$TRACE_KB"
 	CLOCK0=$(sed 's/.*\[\(.*\)\].*/\1/' "$T/trace_clock")
 	echo mono >"$T/trace_clock"
