@@ -61,9 +61,7 @@ SAVED=
 
 cleanup() {
 	rmmod highorder_stress 2>/dev/null
-	hist_stop "$KSWAPD"
-	hist_stop "$KCOMPACTD"
-	hist_stop "$KSWAPD_RUN"
+	count_stop
 	stop_fragment
 	sysctl_restore_all
 	[ -z "$SAVED" ] || echo "$SAVED" >"$THP/defrag"
@@ -143,12 +141,13 @@ refused_case() {
 
 # kswapd_settle: wait up to 30 s for kswapd to go back to sleep
 kswapd_settle() {
-	local pid n=0
-	pid=$(pgrep -x kswapd0 | head -n 1)
-	[ -n "$pid" ] || return 0
-	while [ "$(awk '{ print $3 }' "/proc/$pid/stat")" != S ] && [ $n -lt 30 ]; do
+	local state n=0
+	state=$(kswapd_state)
+	[ "$state" != - ] || return 0
+	while [ "$state" != S ] && [ $n -lt 30 ]; do
 		sleep 1
 		n=$((n + 1))
+		state=$(kswapd_state)
 	done
 	sleep 1
 }
