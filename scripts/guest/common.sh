@@ -66,6 +66,10 @@ buddy_free_pages() {
 			printf "free_pages_order%dplus_%s: %d\n", o, $4, s }'
 }
 
+# thread_pid NAME: the PID of the first task named NAME (kswapd0), or
+# nothing
+thread_pid() { pgrep -x "$1" | head -n 1; }
+
 # CPU time of a kernel thread, in seconds: the scheduler's
 # se.sum_exec_runtime (ms, ns resolution) from /proc/PID/sched with
 # CONFIG_SCHED_DEBUG; otherwise utime + stime from /proc/PID/stat, which
@@ -73,7 +77,7 @@ buddy_free_pages() {
 # series has made it idle).
 thread_cpu_seconds() {
 	local pid
-	pid=$(pgrep -x "$1" | head -n 1)
+	pid=$(thread_pid "$1")
 	[ -n "$pid" ] || { echo 0; return; }
 	if [ -r "/proc/$pid/sched" ]; then
 		awk '$1 == "se.sum_exec_runtime" { printf "%.6f", $3 / 1000 }' "/proc/$pid/sched"
@@ -99,7 +103,8 @@ require_uint() {
 
 # Event counts with hist triggers.  hist_start EVENT KEYS [FILTER] adds
 # "hist:keys=KEYS [if FILTER]" to tracing event EVENT (e.g.
-# kmem/mm_page_alloc); hist_total EVENT prints the sum of its hitcounts;
+# kmem/mm_page_alloc); hist_total EVENT [LO [HI]] prints the sum of its
+# hitcounts, with LO only of the entries whose first key is LO..HI [LO];
 # hist_stop EVENT removes every hist trigger of it.
 TRACEFS=/sys/kernel/tracing
 hist_start() {
@@ -110,7 +115,8 @@ hist_start() {
 }
 
 hist_total() {
-	awk '/^\{/ { for (i = 1; i < NF; i++) if ($i == "hitcount:") s += $(i + 1) }
+	awk -v lo="${2:-}" -v hi="${3:-${2:-}}" '/^\{/ && (lo == "" || ($3 >= lo && $3 <= hi)) {
+			for (i = 1; i < NF; i++) if ($i == "hitcount:") s += $(i + 1) }
 		END { print s + 0 }' "$TRACEFS/events/$1/hist"
 }
 

@@ -70,14 +70,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# wakeups EVENT ORDER [MAX]: hitcount of orders ORDER..MAX (default
-# ORDER) in EVENT's order-keyed hist
-wakeups() {
-	awk -v o="$2" -v m="${3:-$2}" '/^\{ order:/ && $3 >= o && $3 <= m {
-			for (i = 1; i < NF; i++) if ($i == "hitcount:") n += $(i + 1) }
-		END { print n + 0 }' "$T/events/$1/hist"
-}
-
 count_start() {
 	hist_start "$KSWAPD" order
 	hist_start "$KCOMPACTD" order
@@ -93,7 +85,7 @@ count_stop() {
 # kswapd_state: kswapd0's scheduler state letter (S when it sleeps)
 kswapd_state() {
 	local pid
-	pid=$(pgrep -x kswapd0 | head -n 1)
+	pid=$(thread_pid kswapd0)
 	[ -n "$pid" ] && awk '{ print $3 }' "/proc/$pid/stat" || echo -
 }
 
@@ -116,10 +108,10 @@ refused_case() {
 	while [ "$(cat /sys/kernel/debug/highorder_stress/run)" = 1 ]; do
 		sleep 1
 	done
-	k=$(wakeups "$KSWAPD" 4)
-	r=$(wakeups "$KSWAPD_RUN" 4 8)
-	h=$(wakeups "$KSWAPD_RUN" 9 99)
-	c=$(wakeups "$KCOMPACTD" 4)
+	k=$(hist_total "$KSWAPD" 4)
+	r=$(hist_total "$KSWAPD_RUN" 4 8)
+	h=$(hist_total "$KSWAPD_RUN" 9 99)
+	c=$(hist_total "$KCOMPACTD" 4)
 	ktap_print_msg "order 4: $(sed -n 's/^order4_attempts: //p' /sys/kernel/debug/highorder_stress/stats) attempts," \
 		"$(sed -n 's/^order4_successes: //p' /sys/kernel/debug/highorder_stress/stats) served;" \
 		"kswapd (state $state at the start) woken $k times at order 4 and ran $r" \
@@ -174,8 +166,8 @@ thp_defer_case() {
 	count_start
 	"$GUEST/thp-fault" --mb "$mb" >/dev/null
 	fb=$(($(sed -n 's/^thp_fault_fallback //p' /proc/vmstat) - fb0))
-	k=$(wakeups "$KSWAPD" 9)
-	c=$(wakeups "$KCOMPACTD" 9)
+	k=$(hist_total "$KSWAPD" 9)
+	c=$(hist_total "$KCOMPACTD" 9)
 	count_stop
 	echo "$SAVED" >"$THP/defrag"
 	SAVED=
