@@ -3,19 +3,20 @@
 # target is one call, so the Makefile, the scripts and CI share one way of
 # doing each thing.  Variables are passed on as environment, e.g.
 #   make check VARIANT=vanilla CONFIG=debug
-#   make kernel VARIANT=2 KSRC=/path/to/linux
+#   make kernel BASE=6.12 VARIANT=2
+#   make kernel KSRC=/path/to/linux
 
 VARIANT ?= patched
-export VARIANT CONFIG KSRC BUILD JOBS SELFTESTS
+export BASE SERIES VARIANT CONFIG KSRC BUILD JOBS SELFTESTS
 
 .PHONY: help check bench deps kernel module sparse checkpatch clean
 
 help:
-	@echo "make check      build, boot and run the selftests (the test command)"
+	@echo "make check      build, boot and run the selftests on both bases (the test command)"
 	@echo "make bench      build, boot, stress and print the report (the main job)"
-	@echo "make deps       install the missing Debian packages"
-	@echo "make kernel     build the kernel of VARIANT (vanilla, patched or N)"
-	@echo "make module     build module/ against VARIANT"
+	@echo "make deps       install the missing Debian packages, fetch BASE's kernel source"
+	@echo "make kernel     build the kernel of VARIANT (vanilla, patched or N) on BASE (7.2 or 6.12)"
+	@echo "make module     build module/ against VARIANT on BASE"
 	@echo "make sparse     build module/ with sparse (C=2); fail on warnings"
 	@echo "make checkpatch checkpatch.pl --strict on patches/ and module/"
 	@echo "make clean      remove build/ (kernel trees and builds included)"
@@ -28,6 +29,7 @@ bench:
 
 deps:
 	scripts/install-deps
+	scripts/fetch-base
 
 kernel:
 	scripts/kernel-build $(VARIANT)

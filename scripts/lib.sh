@@ -2,12 +2,19 @@
 # Common definitions for the compaction-latency scripts.  Sourced, not run.
 #
 # Environment (defaults in brackets):
+#   BASE            kernel base: a directory of patches/ holding a series
+#                   (7.2 or 6.12) [7.2, or the VERSION.PATCHLEVEL of KSRC]
+#   SERIES          the series to apply, patches/SERIES/series [BASE]
+#   KSRC            kernel tree to use instead of Debian's linux-source [unset]
 #   BUILD           directory for every build output [<checkout>/build,
 #                   or <checkout>/build/ksrc-<hash of KSRC> with KSRC]
-#   KSRC            kernel tree to use instead of the Debian tarball [unset]
-#   KERNEL_TARBALL  Debian linux-source tarball [/usr/src/linux-source-6.12.tar.xz]
-#   CONFIG          kernel config flavour: a fragment in scripts/config/
-#                   (minimal, debug, numa, preempt, nosmp) [minimal]
+#   DEBIAN_DIR      where scripts/fetch-base unpacks Debian's linux-source
+#                   and linux-config packages [<checkout>/build/debian]
+#   KERNEL_TARBALL  the base's source tarball
+#                   [DEBIAN_DIR/usr/src/linux-source-BASE.tar.xz]
+#   CONFIG          kernel config: a flavour (distro, minimal, rt), an
+#                   overlay on distro (debug, numa, nosmp) or FLAVOUR+OVERLAY,
+#                   e.g. minimal+preempt [distro]
 #   JOBS            parallel make jobs [nproc]
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -19,19 +26,53 @@ if [ -n "$KSRC" ]; then
 else
 	BUILD=${BUILD:-$TOP/build}
 fi
-KERNEL_TARBALL=${KERNEL_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
-CONFIG=${CONFIG:-minimal}
+DEBIAN_DIR=${DEBIAN_DIR:-$TOP/build/debian}
+CONFIG=${CONFIG:-distro}
 JOBS=${JOBS:-$(nproc)}
-SERIES_FILE=$TOP/patches/series
+# what the user set, before set_base fills in the per-base defaults
+USER_TARBALL=${KERNEL_TARBALL:-}
+USER_SERIES=${SERIES:-}
 
-# Every entry point installs what is missing first (quick when nothing is).
-if [ -z "${DEPS_CHECKED:-}" ]; then
-	DEPS_CHECKED=1 "$TOP/scripts/install-deps" || exit 1
-	export DEPS_CHECKED=1
-fi
 
 log() { printf '[%s] %s\n' "${0##*/}" "$*" >&2; }
 die() { printf '%s: error: %s\n' "${0##*/}" "$*" >&2; exit 1; }
+
+# The bases there is a series for: the directories of patches/ with a
+# series file.
+known_bases() { (cd "$TOP/patches" && ls -d */series 2>/dev/null) | sed 's,/series$,,' | sort -rV | tr '\n' ' ' | sed 's/ $//'; }
+
+# tree_base DIR: VERSION.PATCHLEVEL of the kernel tree in DIR
+tree_base() {
+	awk -F' *= *' '$1 == "VERSION" { v = $2 } $1 == "PATCHLEVEL" { p = $2 }
+		END { if (v != "" && p != "") print v "." p }' "$1/Makefile" 2>/dev/null
+}
+
+# set_base BASE: select the base and its series; sets BASE, SERIES,
+# SERIES_DIR, SERIES_FILE, SRC_DIR (the base's git repository and worktrees) and
+# KERNEL_TARBALL
+set_base() {
+	BASE=$1
+	if [ -n "$KSRC" ] && [ "$BASE" != "$(tree_base "$KSRC")" ]; then
+		die "BASE=$BASE but KSRC=$KSRC is Linux $(tree_base "$KSRC") (unset BASE, or set SERIES= to apply another series)"
+	fi
+	SERIES=${USER_SERIES:-$BASE}
+	SERIES_DIR=$TOP/patches/$SERIES
+	SERIES_FILE=$SERIES_DIR/series
+	if [ ! -f "$SERIES_FILE" ]; then
+		if [ -n "$USER_SERIES" ]; then
+			die "unknown SERIES '$SERIES' (use one of: $(known_bases))"
+		fi
+		die "unknown BASE '$BASE' (use one of: $(known_bases)${KSRC:+; or name the series for this tree with SERIES=})"
+	fi
+	if [ -n "$KSRC" ]; then
+		SRC_DIR=$BUILD/src
+	else
+		SRC_DIR=$BUILD/src-$BASE
+	fi
+	KERNEL_TARBALL=${USER_TARBALL:-$DEBIAN_DIR/usr/src/linux-source-$BASE.tar.xz}
+	export BASE
+}
+
 
 # meminfo_mb NAME: the host's /proc/meminfo field NAME, in MiB
 meminfo_mb() { awk -v name="$1:" '$1 == name { printf "%d", $2 / 1024 }' /proc/meminfo; }
@@ -53,7 +94,7 @@ check_uint() {
 # asks for in a "# vm-args: OPTIONS" line (the first one), or nothing.
 vm_args() { cat "$@" 2>/dev/null | sed -n 's/^# vm-args: //p' | head -n 1; }
 
-# The patches named in patches/series, in order, one per line.
+# The patches named in the series file, in order, one per line.
 series_patches() {
 	[ -f "$SERIES_FILE" ] || die "missing $SERIES_FILE"
 	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$SERIES_FILE"
@@ -76,6 +117,22 @@ variant_patch_count() {
 	esac
 }
 
+# Kernel specs name a kernel of any base: [BASE:]VARIANT, e.g. 6.12:vanilla
+# or 7.2:patched; without BASE:, the selected base.
+spec_base() { case "$1" in *:*) echo "${1%%:*}" ;; *) echo "$BASE" ;; esac; }
+spec_variant() { echo "${1##*:}"; }
+
+# in_spec SPEC CMD [ARGS...]: run CMD ARGS VARIANT with SPEC's base
+# selected, in a subshell
+in_spec() {
+	local spec=$1
+	shift
+	(set_base "$(spec_base "$spec")" && "$@" "$(spec_variant "$spec")")
+}
+
+# run_script NAME VARIANT: scripts/NAME VARIANT for the selected base
+run_script() { BASE=$BASE "$TOP/scripts/$1" "$2"; }
+
 # Directory name of a variant: equal patch sets share one tree and one build.
 variant_name() {
 	local count total
@@ -90,24 +147,83 @@ variant_name() {
 	fi
 }
 
-# The fragments of $CONFIG, minimal.config first: later ones win, as in
-# merge_config.sh.  Every flavour is minimal.config plus the fragment of
-# its name in scripts/config/.
-config_flavours() { ls "$TOP/scripts/config" | sed -n 's/\.config$//p' | tr '\n' ' '; }
+# Kernel configs.  A flavour is a whole config: "distro" and "rt" are
+# Debian's values for the options the series' results depend on
+# (scripts/distro-config), "minimal" is scripts/config/minimal.config.
+# Each is merged with scripts/config/guest.config, what the VM and the
+# harness need, which wins over it.  An overlay (any other fragment in
+# scripts/config/) composes on top: CONFIG=numa is distro+numa.
+CONFIG_FLAVOURS="distro minimal rt"
 
-config_fragments() {
+config_overlays() {
+	ls "$TOP/scripts/config" | sed -n 's/\.config$//p' | grep -vx -e guest -e minimal | tr '\n' ' ' | sed 's/ $//'
+}
+
+config_usage() { echo "$CONFIG_FLAVOURS, an overlay on distro ($(config_overlays)) or FLAVOUR+OVERLAY"; }
+
+# config_parts: the flavour of $CONFIG, then its overlays, one per line
+config_parts() {
+	local part first=1
 	case "$CONFIG" in
-	minimal) echo "$TOP/scripts/config/minimal.config" ;;
-	'' | *[!a-z0-9_-]*) die "unknown CONFIG '$CONFIG' (use one of: $(config_flavours))" ;;
-	*)
-		[ -f "$TOP/scripts/config/$CONFIG.config" ] ||
-			die "unknown CONFIG '$CONFIG' (use one of: $(config_flavours))"
-		echo "$TOP/scripts/config/minimal.config $TOP/scripts/config/$CONFIG.config" ;;
+	'' | *[!a-z0-9_+-]* | +* | *+ | *++*) die "unknown CONFIG '$CONFIG' (use $(config_usage))" ;;
 	esac
+	for part in ${CONFIG//+/ }; do
+		case " $CONFIG_FLAVOURS " in
+		*" $part "*)
+			[ $first = 1 ] || die "CONFIG '$CONFIG': one flavour ($CONFIG_FLAVOURS), and only first"
+			echo "$part" ;;
+		*)
+			case " $(config_overlays)" in *" $part "*) ;; *) die "unknown CONFIG part '$part' in '$CONFIG' (use $(config_usage))" ;; esac
+			[ $first = 0 ] || echo distro
+			echo "$part" ;;
+		esac
+		first=0
+	done
+}
+
+config_flavour() { config_parts | head -n 1; }
+
+# config_has OVERLAY: true when $CONFIG includes OVERLAY
+config_has() { config_parts | tail -n +2 | grep -qx "$1"; }
+
+# debian_fragment: the fragment scripts/distro-config writes for the
+# distro and rt flavours (made by scripts/kernel-build)
+debian_fragment() { echo "$SRC_DIR/debian-$(config_flavour).config"; }
+
+# The fragments of $CONFIG in merge order: later ones win, as in
+# merge_config.sh.  A base's own version of a fragment
+# (scripts/config/BASE/NAME.config) follows the common one.
+config_fragments() {
+	local part
+	for part in $(config_parts); do
+		case "$part" in
+		distro | rt) debian_fragment; echo "$TOP/scripts/config/guest.config" ;;
+		minimal) echo "$TOP/scripts/config/guest.config"; echo "$TOP/scripts/config/minimal.config" ;;
+		*) echo "$TOP/scripts/config/$part.config" ;;
+		esac
+		[ ! -f "$TOP/scripts/config/$BASE/$part.config" ] || echo "$TOP/scripts/config/$BASE/$part.config"
+	done | tr '\n' ' '
 }
 
 # Output directory of a variant's kernel build.  A direct subdirectory of
 # the variant's source tree: Kbuild then names sources by relative paths
 # ("../mm/compaction.c"), so every variant compiles the same command lines
 # and ccache serves one variant's objects to the next.
-kernel_obj_dir() { echo "$BUILD/src/$(variant_name "$1")/obj-$CONFIG"; }
+kernel_obj_dir() { echo "$SRC_DIR/$(variant_name "$1")/obj-$CONFIG"; }
+
+# Select the base (and check CONFIG) when sourced, so that a bad value
+# stops every script at once; install-deps needs neither.
+[ -n "${LIB_NO_BASE:-}" ] || if [ -n "$KSRC" ]; then
+	[ -f "$KSRC/Makefile" ] && [ -n "$(tree_base "$KSRC")" ] ||
+		die "KSRC=$KSRC is not a kernel tree (no VERSION and PATCHLEVEL in its Makefile)"
+	set_base "${BASE:-$(tree_base "$KSRC")}"
+else
+	set_base "${BASE:-7.2}"
+fi
+[ -n "${LIB_NO_BASE:-}" ] || config_parts >/dev/null
+
+# Every entry point installs what is missing first (quick when nothing is).
+if [ -z "${DEPS_CHECKED:-}" ]; then
+	DEPS_CHECKED=1 "$TOP/scripts/install-deps" || exit 1
+	export DEPS_CHECKED=1
+fi
