@@ -47,11 +47,20 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# build NAME FILE...: compile the FILEs of the mm selftests directory into
-# $WORK/NAME; a FILE that starts with -l is a library to link.
+# The helpers every mm selftest program links, as the directory's
+# Makefile has it: vm_util.c and thp_settings.c (6.12), vm_util.c and
+# hugepage_settings.c (7.2).
+HELPERS="vm_util.c thp_settings.c hugepage_settings.c"
+
+# build NAME FILE...: compile the FILEs of the mm selftests directory, and
+# the helpers this kernel's directory has, into $WORK/NAME; a FILE that
+# starts with -l is a library to link.
 build() {
 	local name=$1 f sources=() libs=(-lm)
 	shift
+	for f in $HELPERS; do
+		[ ! -f "$MM/$f" ] || sources+=("$MM/$f")
+	done
 	for f in "$@"; do
 		case "$f" in
 		-l*) libs+=("$f") ;;
@@ -118,7 +127,7 @@ migration_test() {
 	HUGEPAGES0=$(cat "$NR_HUGEPAGES")
 	echo "$MIGRATION_HUGEPAGES" >"$NR_HUGEPAGES"
 	ktap_print_msg "migration: $nodes nodes, $cpus CPUs, $(cat "$NR_HUGEPAGES") huge pages"
-	kernel_test migration migration.c vm_util.c thp_settings.c -lnuma --
+	kernel_test migration migration.c -lnuma --
 }
 
 main() {
@@ -131,7 +140,7 @@ main() {
 	fi
 	ktap_set_plan 3
 	kernel_test compaction_test compaction_test.c --
-	kernel_test transhuge-stress transhuge-stress.c vm_util.c -- \
+	kernel_test transhuge-stress transhuge-stress.c -- \
 		-d "$THS_SECONDS" "$THS_MB"
 	migration_test
 	ktap_finished
