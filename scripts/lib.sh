@@ -156,7 +156,9 @@ variant_name() {
 CONFIG_FLAVOURS="distro minimal rt"
 
 config_overlays() {
-	ls "$TOP/scripts/config" | sed -n 's/\.config$//p' | grep -vx -e guest -e minimal | tr '\n' ' ' | sed 's/ $//'
+	# shellcheck disable=SC2086
+	ls "$TOP/scripts/config" | sed -n 's/\.config$//p' |
+		grep -vx -e guest $(printf -- '-e %s ' $CONFIG_FLAVOURS) | tr '\n' ' ' | sed 's/ $//'
 }
 
 config_usage() { echo "$CONFIG_FLAVOURS, an overlay on distro ($(config_overlays)) or FLAVOUR+OVERLAY"; }
@@ -191,16 +193,18 @@ config_has() { config_parts | tail -n +2 | grep -qx "$1"; }
 debian_fragment() { echo "$SRC_DIR/debian-$(config_flavour).config"; }
 
 # The fragments of $CONFIG in merge order: later ones win, as in
-# merge_config.sh.  A base's own version of a fragment
+# merge_config.sh.  A flavour is its values (Debian's, for distro and rt),
+# guest.config, then its own fragment (scripts/config/FLAVOUR.config) if
+# any; an overlay is its fragment.  A base's own version of a fragment
 # (scripts/config/BASE/NAME.config) follows the common one.
 config_fragments() {
 	local part
 	for part in $(config_parts); do
 		case "$part" in
 		distro | rt) debian_fragment; echo "$TOP/scripts/config/guest.config" ;;
-		minimal) echo "$TOP/scripts/config/guest.config"; echo "$TOP/scripts/config/minimal.config" ;;
-		*) echo "$TOP/scripts/config/$part.config" ;;
+		minimal) echo "$TOP/scripts/config/guest.config" ;;
 		esac
+		[ ! -f "$TOP/scripts/config/$part.config" ] || echo "$TOP/scripts/config/$part.config"
 		[ ! -f "$TOP/scripts/config/$BASE/$part.config" ] || echo "$TOP/scripts/config/$BASE/$part.config"
 	done | tr '\n' ' '
 }
