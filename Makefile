@@ -12,9 +12,9 @@ export BASE SERIES VARIANT CONFIG KSRC BUILD JOBS SELFTESTS
 .PHONY: help check bench deps kernel module sparse checkpatch clean
 
 help:
-	@echo "make check      build, boot and run the selftests on both bases (the test command)"
+	@echo "make check      build, boot and run the selftests on each base, or on BASE (the test command)"
 	@echo "make bench      build, boot, stress and print the report (the main job)"
-	@echo "make deps       install the missing Debian packages, fetch BASE's kernel source"
+	@echo "make deps       install the missing Debian packages, fetch every base's kernel source"
 	@echo "make kernel     build the kernel of VARIANT (vanilla, patched or N) on BASE (7.2 or 6.12)"
 	@echo "make module     build module/ against VARIANT on BASE"
 	@echo "make sparse     build module/ with sparse (C=2); fail on warnings"
@@ -29,7 +29,7 @@ bench:
 
 deps:
 	scripts/install-deps
-	scripts/fetch-base
+	for b in $$(ls -d patches/*/series | cut -d/ -f2); do BASE=$$b scripts/fetch-base || exit 1; done
 
 kernel:
 	scripts/kernel-build $(VARIANT)

@@ -13,7 +13,8 @@
 #   KERNEL_TARBALL  the base's source tarball
 #                   [DEBIAN_DIR/usr/src/linux-source-BASE.tar.xz]
 #   CONFIG          kernel config: a flavour (distro, minimal, rt), an
-#                   overlay on distro (debug, numa, nosmp) or FLAVOUR+OVERLAY,
+#                   overlay on distro (debug, numa, nosmp, preempt) or
+#                   FLAVOUR+OVERLAY,
 #                   e.g. minimal+preempt [distro]
 #   JOBS            parallel make jobs [nproc]
 
@@ -136,8 +137,9 @@ run_script() { BASE=$BASE "$TOP/scripts/$1" "$2"; }
 # Directory name of a variant: equal patch sets share one tree and one build.
 variant_name() {
 	local count total
-	count=$(variant_patch_count "$1")
-	total=$(series_length)
+	# explicit: under "||" a die in $(...) would not stop the caller
+	count=$(variant_patch_count "$1") || exit 1
+	total=$(series_length) || exit 1
 	if [ "$count" -eq 0 ]; then
 		echo vanilla
 	elif [ "$count" -eq "$total" ]; then
