@@ -282,7 +282,7 @@ static void hs_release(struct hs_cpu *c, struct page *page)
 {
 	if (in_hardirq()) {
 		llist_add((struct llist_node *)&page->lru, &c->to_free);
-		queue_work_on(c->cpu, system_wq, &c->free_work);
+		queue_work_on(c->cpu, system_percpu_wq, &c->free_work);
 		return;
 	}
 	__free_pages(page, gen_order);
