@@ -446,6 +446,16 @@ static int hs_start_gen(void)
 	lockdep_assert_held(&hs_lock);
 	if (gen_running)
 		return -EBUSY;
+	/*
+	 * On PREEMPT_RT, zone->lock and the pcp locks sleep, so the page
+	 * allocator cannot be entered from a hard interrupt at all: the
+	 * generator's hard hrtimer would hang the CPU.  softirq context runs
+	 * in a thread there, as an RT kernel's network receive path does.
+	 */
+	if (IS_ENABLED(CONFIG_PREEMPT_RT) && hs_context == HS_CTX_HARDIRQ) {
+		pr_warn("context hardirq: PREEMPT_RT cannot allocate pages in a hard interrupt; use softirq or thread\n");
+		return -EOPNOTSUPP;
+	}
 	period = div_u64((u64)burst * NSEC_PER_SEC, rate);
 	if (period < HS_MIN_PERIOD_NS) {
 		pr_warn("rate %u with burst %u ticks every %llu ns; the minimum is %llu: raise burst\n",

@@ -6,6 +6,11 @@
 GUEST=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 FRAG_PID=
 
+# kernel_is_rt: a PREEMPT_RT kernel (its version string says so), where
+# the page allocator cannot be entered from a hard interrupt
+# (highorder_stress refuses context=hardirq)
+kernel_is_rt() { uname -v | grep -qw PREEMPT_RT; }
+
 meminfo_mb() { echo $(($(sed -n "s/^$1: *\([0-9]*\) kB/\1/p" /proc/meminfo) / 1024)); }
 
 # vmstat_snapshot KEY...: "key value" lines, sorted, for vmstat_delta.

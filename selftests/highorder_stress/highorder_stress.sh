@@ -25,6 +25,10 @@ DIR=$(cd "$(dirname "$0")" && pwd)
 KO=${HIGHORDER_STRESS_KO:-}
 RUN_MS=${RUN_MS:-300}
 D=/sys/kernel/debug/highorder_stress
+# the context of the cases that test something else: hardirq, the
+# module's default, except on PREEMPT_RT, which cannot allocate there
+GEN_CTX=hardirq
+! kernel_is_rt || GEN_CTX=softirq
 # An "empty" write: a bare newline, as "echo > file" sends (a zero-byte
 # write never reaches the kernel).
 NL=$'\n'
@@ -57,6 +61,7 @@ write_knob() {
 		*"Invalid argument"*) echo EINVAL ;;
 		*"out of range"*) echo ERANGE ;;
 		*"busy"*) echo EBUSY ;;
+		*"not supported"*) echo EOPNOTSUPP ;;
 		*) echo "other: $err" ;;
 		esac
 	fi
@@ -202,7 +207,7 @@ test_stats_reset() {
 
 test_start_stop_accounting() {
 	local held
-	printf 3 >$D/order && printf frag >$D/mode && printf hardirq >$D/context &&
+	printf 3 >$D/order && printf frag >$D/mode && printf $GEN_CTX >$D/context &&
 		printf 2000 >$D/rate && printf 64 >$D/hold && printf reset >$D/stats || return 1
 	[ "$(write_knob run 1)" = ok ] || return 1
 	sleep_ms "$RUN_MS"
@@ -233,6 +238,13 @@ test_busy_while_running() {
 	return $bad
 }
 
+# On PREEMPT_RT, starting the generator in hardirq context is refused
+# with EOPNOTSUPP, and it stays stopped.
+test_hardirq_refused() {
+	printf hardirq >$D/context && printf 0 >$D/hold || return 1
+	expect_write run 1 EOPNOTSUPP && [ "$(cat $D/run)" = 0 ]
+}
+
 # Each context and mode really allocates: its counters move.
 test_context_mode() {
 	local ctx=$1 m=$2 a
@@ -248,7 +260,7 @@ test_context_mode() {
 }
 
 test_cap_skips() {
-	printf frag >$D/mode && printf hardirq >$D/context && printf 1 >$D/max_held_mb &&
+	printf frag >$D/mode && printf $GEN_CTX >$D/context && printf 1 >$D/max_held_mb &&
 		printf 1024 >$D/hold && printf 5000 >$D/rate && printf reset >$D/stats || return 1
 	run_generator "$RUN_MS" || return 1
 	printf 0 >$D/max_held_mb
@@ -334,7 +346,7 @@ test_bad_module_params() {
 }
 
 test_load_running() {
-	load run=1 probe=1 order=2 rate=500 hold=8 || return 1
+	load run=1 probe=1 order=2 rate=500 hold=8 context=$GEN_CTX || return 1
 	sleep_ms "$RUN_MS"
 	[ "$(cat $D/run)" = 1 ] && [ "$(cat $D/probe)" = 1 ] &&
 		[ "$(stat_of order2_attempts)" -gt 0 ] && [ "$(stat_of probe_samples)" -gt 0 ]
@@ -388,7 +400,7 @@ main() {
 		ktap_skip_all "highorder_stress: needs root and HIGHORDER_STRESS_KO (got '$KO')"
 		exit "$KSFT_SKIP"
 	fi
-	ktap_set_plan 37
+	ktap_set_plan 38
 	ktap_test_result "load" test_load
 	ktap_test_result "file modes" test_file_modes
 	ktap_test_result "defaults" test_defaults
@@ -411,9 +423,18 @@ main() {
 	for ctx in hardirq softirq thread; do
 		for m in atomic frag nowait nokswapd; do
 			[ "$ctx" = hardirq ] || [ "$m" = frag ] || [ "$m" = atomic ] || continue
+			if [ "$ctx" = hardirq ] && kernel_is_rt; then
+				ktap_test_skip "context $ctx mode $m allocates: PREEMPT_RT cannot allocate in a hard interrupt"
+				continue
+			fi
 			ktap_test_result "context $ctx mode $m allocates" test_context_mode "$ctx" "$m"
 		done
 	done
+	if kernel_is_rt; then
+		ktap_test_result "hardirq generator refused on PREEMPT_RT" test_hardirq_refused
+	else
+		ktap_test_skip "hardirq generator refused on PREEMPT_RT: not a PREEMPT_RT kernel"
+	fi
 	ktap_test_result "max_held_mb cap gives skips" test_cap_skips
 	ktap_test_result "duration_ms stops the generator" test_duration_autostop
 	ktap_test_result "histogram matches stats" test_histogram

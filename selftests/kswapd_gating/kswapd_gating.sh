@@ -152,6 +152,8 @@ main() {
 	if [ -z "$KO" ] || [ ! -f "$KO" ]; then
 		skip_all "needs HIGHORDER_STRESS_KO (got '$KO')"
 	fi
+	! kernel_is_rt ||
+		skip_all "its load is order-3 allocations from hardirq, which PREEMPT_RT cannot make"
 	mountpoint -q /mnt/scratch ||
 		skip_all "needs the VM's scratch disk at /mnt/scratch (vm-run --scratch-mb)"
 	[ -w "$BOOST" ] || skip_all "no $BOOST"
