@@ -87,12 +87,13 @@ skip_all() {
 }
 
 
-# run_workload NAME: run scripts/workloads/NAME; its metrics end up in
-# $OUT/metrics.txt and a summary in the log.  Returns 1 if it failed.
+# run_workload NAME: run workload NAME (scripts/workloads/run); its
+# metrics end up in $OUT/metrics.txt and a summary in the log.  Returns 1
+# if it failed.
 run_workload() {
 	rm -f "$OUT/metrics.txt"
 	if ! RESULTS=$OUT CACHE_MB=$CACHE_MB FRAG_MB=$FRAG_MB ATOMIC_SECONDS=$ATOMIC_SECONDS \
-		"$SCRIPTS/workloads/$1" "$KO" >"$OUT/log" 2>&1; then
+		"$SCRIPTS/workloads/run" "$1" "$KO" >"$OUT/log" 2>&1; then
 		tail -n 5 "$OUT/log" | sed "s/^/# $1: /"
 		return 1
 	fi
