@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: GPL-2.0
+"""compare: the metric schema: which way each metric is better, and the
+headline metrics each workload shows"""
+import os
+import subprocess
+import sys
+
+
+LOWER = "lower"
+HIGHER = "higher"
+NEUTRAL = "neutral"
+
+# Which way is better, by metric-name pattern (a substring, or with "^" a
+# prefix); first match wins.
+DIRECTIONS = [
+    ("success_pct", HIGHER),
+    ("_before", NEUTRAL),
+    ("cache_mb_after", HIGHER),
+    ("free_mb_after", NEUTRAL),
+    ("churn_", HIGHER),
+    ("thp_after_faults", NEUTRAL),
+    ("thp_faults", HIGHER),
+    ("thp_fault_rounds", NEUTRAL),
+    ("order3_allocs", NEUTRAL),
+    ("sched_lat_samples", NEUTRAL),
+    ("_per_s", HIGHER),
+    ("free_pages_order", HIGHER),
+    ("compact_success", HIGHER),
+    ("pgmigrate_success", NEUTRAL),
+    ("thp_fault_alloc", HIGHER),
+    ("successes", HIGHER),
+    ("probe_samples", NEUTRAL),
+    ("compact_daemon_wake", NEUTRAL),
+    ("^frag_", NEUTRAL),
+    ("compact_seconds", NEUTRAL),
+    ("compact_migrate_scanned", NEUTRAL),
+    ("compact_free_scanned", NEUTRAL),
+    ("compact_isolated", NEUTRAL),
+    ("_thresh_us", NEUTRAL),
+    ("pcp_high", NEUTRAL),
+    ("attempts", NEUTRAL),
+    ("", LOWER),
+]
+
+
+def direction(metric):
+    for pattern, way in DIRECTIONS:
+        if (metric.startswith(pattern[1:]) if pattern.startswith("^")
+                else pattern in metric):
+            return way
+    return LOWER
+
+
+WORKLOADS = os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "workloads")
+
+
+def headlines(workload):
+    """[(metric, label)] of the workload's headline metrics, as
+    scripts/workloads/run resolves its name (a base workload's "# headline:"
+    lines, or the ones its variant picks); a direction there that
+    DIRECTIONS does not give is an error"""
+    rows = []
+    out = subprocess.run([os.path.join(WORKLOADS, "run"), "--headlines", workload],
+                         capture_output=True, text=True)
+    if out.returncode != 0:
+        return rows
+    for line in out.stdout.splitlines():
+        metric, way, label = line.strip().split(" ", 2)
+        if way != direction(metric):
+            sys.exit(f"compare: workload {workload}: {metric} is {way}, but "
+                     f"compare's DIRECTIONS make it {direction(metric)}")
+        rows.append((metric, label))
+    return rows
