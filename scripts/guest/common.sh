@@ -11,6 +11,19 @@ FRAG_PID=
 # (highorder_stress refuses context=hardirq)
 kernel_is_rt() { uname -v | grep -qw PREEMPT_RT; }
 
+# lru_gen_set VALUE: MGLRU on (y) or off (n, the classic LRU) for the
+# run, by /sys/kernel/mm/lru_gen/enabled; empty leaves the kernel's.
+# Prints the state after, for the metrics: "lru_gen_enabled: 0x..."
+lru_gen_set() {
+	local f=/sys/kernel/mm/lru_gen/enabled
+	if [ -n "$1" ]; then
+		case "$1" in y | n) ;; *) echo "bad LRU_GEN '$1' (y or n)" >&2; return 1 ;; esac
+		[ -w "$f" ] || { echo "LRU_GEN=$1: no $f (CONFIG_LRU_GEN off)" >&2; return 1; }
+		echo "$1" >"$f"
+	fi
+	[ ! -r "$f" ] || echo "lru_gen_enabled: $(cat "$f")"
+}
+
 meminfo_mb() { echo $(($(sed -n "s/^$1: *\([0-9]*\) kB/\1/p" /proc/meminfo) / 1024)); }
 
 # vmstat_snapshot KEY...: "key value" lines, sorted, for vmstat_delta.
