@@ -23,7 +23,8 @@
 # alone (its changelog says why), so there is nothing of the series to
 # test there.
 #
-# Cases (patch 3's handover of the high-order wakeups):
+# Cases (the handover of the high-order wakeups, the 6.12 backport's
+# patch 3; the 7.2 series has none, see patches/7.2/known-failures):
 #  1. kswapd reclaimed less than 1/RECLAIM_MAX_FRACTION of the page cache.
 #     The memory is there, only fragmented: reclaim cannot help an order-3
 #     request that compaction can serve.  Vanilla 6.12 and 7.2 wake
