@@ -8,44 +8,56 @@
 # host delivers the timer milliseconds late while compaction goes on, so
 # even a kernel that yields at once failed it.)
 #
-# Does a woken real-time task get the CPU within one pcp batch of page
-# freeing?  Compaction frees its migrated pages through the per-CPU page
-# lists, and a full list goes back to the buddy allocator hundreds of
-# pages at a time; the vmstat worker's decay_pcp_high() does the same.
-# Dropping zone->lock between batches lets interrupts in, so the timer
-# that wakes a SCHED_FIFO thread fires, but without preemption
-# (PREEMPT_VOLUNTARY, Debian's default) the thread runs only at the next
-# reschedule point, after the last page.
+# Does a woken real-time task get the CPU within one pcp batch, or one
+# zone->lock hold, of page freeing?  cyclictest (rt-tests) runs at
+# SCHED_FIFO 99 on CPU 0 while compaction, also on CPU 0, frees the pages
+# it migrated from through the per-CPU page lists.  On CPU 0, with the
+# trace clock set to CLOCK_MONOTONIC, the thread's timer
+# (timer:hrtimer_start, whose "expires" is on that clock), the switch to
+# the thread (sched:sched_switch) and the pages freed are traced; for each
+# period of the thread, what was freed after its timer expired and before
+# it ran is counted.  Counts, not times, so host noise cannot decide a
+# result.
 #
-# Counts, not times, so host noise cannot decide the result: cyclictest
-# (rt-tests) runs at SCHED_FIFO 99 on CPU 0 while "echo 1 >
-# /proc/sys/vm/compact_memory", also on CPU 0, compacts fragmented memory.
-# On CPU 0, with the trace clock set to CLOCK_MONOTONIC, the thread's
-# timer (timer:hrtimer_start, whose "expires" is on that clock), the pages
-# returned (kmem:mm_page_pcpu_drain, one event per block) and the switch to
-# the thread (sched:sched_switch) are traced.  For each period, the blocks
-# drained after the timer expired and before the thread ran are counted:
-# they were freed while the thread waited, whether for interrupts (the
-# timer fires late) or for the CPU (the wakeup waits for a reschedule
-# point).  The case passes if no period saw more than two pcp batches (the
-# batch under way when the timer expired, and one more) of the largest
-# batch in /proc/zoneinfo.  Vanilla 6.12 and series v5 fail it: one hold
-# or one call frees up to batch << CONFIG_PCP_BATCH_SCALE_MAX pages.
-# Vanilla 7.2 passes it, as it should: upstream batches the free
-# (91e691296646), and every x86 preemption model of 7.2 is preemptible,
-# so the woken thread runs at the first unlock.
+#  1. compact_memory over fragmented memory.  A full list goes back to the
+#     buddy allocator hundreds of pages at a time, and without preemption
+#     (PREEMPT_VOLUNTARY, 6.12's Debian default) the woken thread runs only
+#     at the next reschedule point.  Counted: the blocks returned
+#     (kmem:mm_page_pcpu_drain, one event per block).  Passes if no period
+#     saw more than two pcp batches (the one under way, and one more) of
+#     the largest batch in /proc/zoneinfo.  Vanilla 6.12 fails it; vanilla
+#     7.2 passes it, as it should: upstream batches the free
+#     (91e691296646), and every x86 preemption model of 7.2 preempts at
+#     the first unlock.
+#  2. THP faults (MADV_HUGEPAGE) that compact freshly fragmented memory.
+#     Compaction at order > 0 drains the local lists after every pageblock
+#     it migrated from, in lru_add_drain_cpu_zone(), whose lru local lock
+#     keeps preemption off on !PREEMPT_RT for the whole drain.  Counted:
+#     the zone->lock holds begun (calls of free_pcppages_bulk(), by the
+#     function tracer).  Passes if no period saw more than two.  Vanilla
+#     7.2 fails it: a drain of an auto-tuned list is tens of holds.
+#
+# Each case fails as not exercised if no period of the thread was traced,
+# and skips, with the reason, if the trace buffer lost events; case 2
+# skips without THP or if free_pcppages_bulk() cannot be traced.
 #
 # Environment (default):
 #   FRAG_MB    memory to fragment, MiB [40% of MemFree]
+#   THP_MB     memory to fault in as THPs in case 2, MiB [the free order-9
+#              blocks plus 256 MiB, so that the last 256 MiB need compaction]
 #   TRACE_KB   trace buffer per CPU, KiB [65536]
 set -u
 DIR=$(cd "$(dirname "$0")" && pwd)
 . "$DIR/../lib/ktap.sh"
 FRAG_MB=${FRAG_MB:-$(($(meminfo_mb MemFree) * 4 / 10))}
+THP_MB=${THP_MB:-}
 TRACE_KB=${TRACE_KB:-65536}
 T=/sys/kernel/tracing
 EVENTS="timer/hrtimer_start sched/sched_switch kmem/mm_page_pcpu_drain"
+HOLD_FN=free_pcppages_bulk
 DESC="rt_wakeup_drain: a waiting SCHED_FIFO task waits through at most two pcp batches of page freeing"
+DESC1="rt_wakeup_drain: compact_memory: a waiting SCHED_FIFO task waits through at most two pcp batches of page freeing"
+DESC2="rt_wakeup_drain: THP-fault compaction: a waiting SCHED_FIFO task waits through at most two zone->lock holds of pcp freeing"
 CLOCK0=
 CYCLIC_PID=
 
@@ -57,6 +69,7 @@ cleanup() {
 	for e in $EVENTS; do
 		[ ! -w "$T/events/$e/filter" ] || echo 0 >"$T/events/$e/filter"
 	done
+	function_trace_off
 	trace_buffer_restore
 	[ -z "$CLOCK0" ] || echo "$CLOCK0" >"$T/trace_clock"
 	stop_fragment
@@ -69,23 +82,37 @@ skip_all() {
 	exit "$KSFT_SKIP"
 }
 
-# From CPU 0's trace: "PERIODS MAX", the periods of the thread (a timer
-# start, then the switch to it) and the most blocks drained in one of them
-# after its timer expired.  Timestamps and "expires" are both
-# CLOCK_MONOTONIC; the timestamps have microseconds.
+# function_trace_on FN: the function tracer on FN alone; fails if this
+# kernel cannot trace FN (not built with it, or inlined)
+function_trace_on() {
+	grep -qx "$1" "$T/available_filter_functions" 2>/dev/null || return 1
+	echo "$1" >"$T/set_ftrace_filter" && echo function >"$T/current_tracer"
+}
+
+function_trace_off() {
+	[ ! -w "$T/current_tracer" ] || echo nop >"$T/current_tracer"
+	[ ! -w "$T/set_ftrace_filter" ] || echo >"$T/set_ftrace_filter"
+}
+
+# From CPU 0's trace: "PERIODS BLOCKS HOLDS", the periods of the thread (a
+# timer start, then the switch to it), and the most blocks drained and the
+# most zone->lock holds begun (HOLD_FN called) in one of them after its
+# timer expired.  Timestamps and "expires" are both CLOCK_MONOTONIC; the
+# timestamps have microseconds.
 drain_while_waiting() {
 	awk -v pid="$1" '
 	function ts(line) { match(line, /[0-9]+\.[0-9]+: /); return substr(line, RSTART, RLENGTH - 2) * 1e6 }
 	/ hrtimer_start: / && $0 ~ /function=hrtimer_wakeup / {
 		match($0, /expires=[0-9]+/); expires = substr($0, RSTART + 8, RLENGTH - 8) / 1000
-		armed = 1; n = 0; next
+		armed = 1; n = 0; h = 0; next
 	}
 	/ mm_page_pcpu_drain: / { if (armed && ts($0) >= expires) n++; next }
+	$0 ~ (": " fn " <-") { if (armed && ts($0) >= expires) h++; next }
 	/ sched_switch: / && $0 ~ ("next_pid=" pid " ") {
-		if (armed) { periods++; if (n > max) max = n }
-		armed = 0; n = 0
+		if (armed) { periods++; if (n > max) max = n; if (h > hmax) hmax = h }
+		armed = 0; n = 0; h = 0
 	}
-	END { print periods + 0, max + 0 }' "$T/per_cpu/cpu0/trace"
+	END { print periods + 0, max + 0, hmax + 0 }' fn="$HOLD_FN" "$T/per_cpu/cpu0/trace"
 }
 
 # cyclictest's thread: the one of its tasks at SCHED_FIFO
@@ -109,8 +136,75 @@ wait_rt_thread() {
 	done
 }
 
+# traced_run TID CMD...: run CMD (a shell function) on CPU 0 with the thread's timer, the
+# switches to it and the pcp drains traced (and HOLD_FN, if the function
+# tracer was set up); then "LOST PERIODS BLOCKS HOLDS"
+traced_run() {
+	local tid=$1 lost
+	shift
+	trace_buffer_set "$TRACE_KB"
+	echo "common_pid == $tid" >"$T/events/timer/hrtimer_start/filter"
+	echo "next_pid == $tid" >"$T/events/sched/sched_switch/filter"
+	# shellcheck disable=SC2086 # EVENTS is a list
+	trace_events 1 $EVENTS
+	# CMD is a shell function: pin the subshell that runs it
+	(taskset -pc 0 "$BASHPID" >/dev/null && "$@") >/dev/null
+	# shellcheck disable=SC2086
+	trace_events 0 $EVENTS
+	lost=$(trace_overruns)
+	echo "$lost $(drain_while_waiting "$tid")"
+}
+
+# judge DESC LOST PERIODS COUNT LIMIT
+judge() {
+	if [ "$2" -gt 0 ]; then
+		ktap_test_skip "$1: the trace buffer dropped $2 events; raise TRACE_KB"
+	elif [ "$3" -eq 0 ]; then
+		ktap_test_fail "$1: no period of the thread on CPU 0 traced, nothing measured"
+	else
+		ktap_test_result "$1" [ "$4" -le "$5" ]
+	fi
+}
+
+compact_memory() { echo 1 >/proc/sys/vm/compact_memory; }
+
+case_compact_memory() {
+	local tid=$1 batch lost periods blocks holds
+	batch=$(pcp_largest_batch)
+	read -r lost periods blocks holds < <(traced_run "$tid" compact_memory)
+	ktap_print_msg "$(sed -n 's/^fragment: //p' "$FRAG_LOG");" \
+		"$periods periods of the SCHED_FIFO thread on CPU 0, at most $blocks" \
+		"pcp blocks drained in one after its timer expired; largest pcp batch $batch"
+	judge "$DESC1" "$lost" "$periods" "$blocks" $((2 * batch))
+}
+
+case_thp_faults() {
+	local tid=$1 lost periods blocks holds
+	if grep -q '\[never\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null ||
+		[ ! -e /sys/kernel/mm/transparent_hugepage/enabled ]; then
+		ktap_test_skip "$DESC2: no transparent huge pages"
+		return
+	fi
+	stop_fragment
+	if ! start_fragment --mb "$FRAG_MB" --pattern random >/dev/null 2>&1; then
+		ktap_test_fail "$DESC2: fragment died: $(tail -n 1 "$FRAG_LOG")"
+		return
+	fi
+	if ! function_trace_on "$HOLD_FN"; then
+		ktap_test_skip "$DESC2: the function tracer cannot trace $HOLD_FN()"
+		return
+	fi
+	prepare_compaction_trigger thp-faults
+	read -r lost periods blocks holds < <(traced_run "$tid" run_compaction_trigger thp-faults)
+	function_trace_off
+	ktap_print_msg "$THP_MB MiB of THP faults; $periods periods of the SCHED_FIFO thread" \
+		"on CPU 0, at most $holds zone->lock holds begun in one after its timer" \
+		"expired ($blocks pcp blocks)"
+	judge "$DESC2" "$lost" "$periods" "$holds" 2
+}
+
 main() {
-	local batch tid periods max lost missing
+	local tid missing
 	ktap_print_header
 	[ -w /proc/sys/vm/compact_memory ] || skip_all "no /proc/sys/vm/compact_memory (CONFIG_COMPACTION off)"
 	command -v cyclictest >/dev/null || skip_all "no cyclictest (rt-tests)"
@@ -118,36 +212,18 @@ main() {
 	missing=$(trace_missing $EVENTS)
 	[ -z "$missing" ] || skip_all "no trace event $missing"
 	ktap_require_uint 1 FRAG_MB TRACE_KB
-	ktap_set_plan 1
-	batch=$(pcp_largest_batch)
+	[ -z "$THP_MB" ] || ktap_require_uint 1 THP_MB
+	ktap_set_plan 2
 	start_fragment --mb "$FRAG_MB" --pattern random >/dev/null 2>&1 ||
 		ktap_exit_fail_msg "$DESC: fragment died: $(tail -n 1 "$FRAG_LOG")"
 	cyclictest -m -p 99 -i 1000 -t 1 -a 0 -q >/dev/null 2>&1 &
 	CYCLIC_PID=$!
 	tid=$(wait_rt_thread 30)
 	[ -n "$tid" ] || ktap_exit_fail_msg "$DESC: cyclictest's SCHED_FIFO thread did not start in 30 s"
-	trace_buffer_set "$TRACE_KB"
 	CLOCK0=$(sed 's/.*\[\(.*\)\].*/\1/' "$T/trace_clock")
 	echo mono >"$T/trace_clock"
-	echo "common_pid == $tid" >"$T/events/timer/hrtimer_start/filter"
-	echo "next_pid == $tid" >"$T/events/sched/sched_switch/filter"
-	# shellcheck disable=SC2086 # EVENTS is a list
-	trace_events 1 $EVENTS
-	taskset -c 0 sh -c 'echo 1 >/proc/sys/vm/compact_memory'
-	# shellcheck disable=SC2086
-	trace_events 0 $EVENTS
-	lost=$(trace_overruns)
-	read -r periods max < <(drain_while_waiting "$tid")
-	ktap_print_msg "$(sed -n 's/^fragment: //p' "$FRAG_LOG");" \
-		"$periods periods of the SCHED_FIFO thread on CPU 0, at most $max" \
-		"pcp blocks drained in one after its timer expired; largest pcp batch $batch"
-	if [ "$lost" -gt 0 ]; then
-		ktap_test_skip "$DESC: the trace buffer dropped $lost events; raise TRACE_KB"
-	elif [ "$periods" -eq 0 ]; then
-		ktap_test_fail "$DESC: no period of the thread on CPU 0 traced, nothing measured"
-	else
-		ktap_test_result "$DESC" [ "$max" -le $((2 * batch)) ]
-	fi
+	case_compact_memory "$tid"
+	case_thp_faults "$tid"
 	ktap_finished
 }
 
