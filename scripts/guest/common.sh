@@ -216,6 +216,16 @@ run_compaction_trigger() {
 	esac
 }
 
+# fifo_thread PID: the task of process PID that runs at SCHED_FIFO (as
+# cyclictest's measuring thread), or nothing
+fifo_thread() {
+	local task
+	for task in /proc/"$1"/task/*; do
+		# field 41 is the policy; comm, field 2, has no spaces here
+		[ "$(awk '{ print $41 }' "$task/stat" 2>/dev/null)" != 1 ] || { echo "${task##*/}"; return 0; }
+	done
+}
+
 # pcp_largest FIELD: the largest FIELD ("batch", "high", "count") of any
 # zone's per-CPU pageset
 pcp_largest() {

@@ -115,22 +115,15 @@ drain_while_waiting() {
 	END { print periods + 0, max + 0, hmax + 0 }' fn="$HOLD_FN" "$T/per_cpu/cpu0/trace"
 }
 
-# cyclictest's thread: the one of its tasks at SCHED_FIFO
-rt_thread() {
-	local tid
-	for tid in $(ls "/proc/$CYCLIC_PID/task"); do
-		[ "$(awk '{ print $41 }' "/proc/$CYCLIC_PID/task/$tid/stat")" = 1 ] && { echo "$tid"; return; }
-	done
-}
-
-# wait_rt_thread S: rt_thread, waited for up to S seconds: cyclictest
-# locks its memory (-m) before its thread starts, which takes a while
-# beside the fill on one CPU; nothing if cyclictest exited
+# wait_rt_thread S: cyclictest's SCHED_FIFO thread, waited for up to S
+# seconds: cyclictest locks its memory (-m) before its thread starts,
+# which takes a while beside the fill on one CPU; nothing if cyclictest
+# exited
 wait_rt_thread() {
 	local tid n=0
 	while [ $n -lt $(($1 * 2)) ] && kill -0 "$CYCLIC_PID" 2>/dev/null; do
 		sleep 0.5
-		tid=$(rt_thread)
+		tid=$(fifo_thread "$CYCLIC_PID")
 		[ -z "$tid" ] || { echo "$tid"; return; }
 		n=$((n + 1))
 	done
