@@ -1,0 +1,149 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vm-args: --timing icount --cpus 1
+#
+# Does a real-time thread whose mlocked page compaction migrates wait for
+# that page alone, or for the batch it was unmapped with?  cyclictest
+# (rt-tests, -m: its memory mlocked) runs at SCHED_FIFO 99 on CPU 0 while
+# THP faults (MADV_HUGEPAGE) compact freshly fragmented memory, with
+# vm.compact_unevictable_allowed at its default of 1.  migrate_pages()
+# unmaps a whole batch before it copies any folio of it, so a thread that
+# faults on one of them sleeps in migration_entry_wait() until its folio
+# is remapped.
+#
+# Counts, not times: in a trace instance of its own, the thread's
+# switches out in D state (sched:sched_switch), its wakings
+# (sched:sched_waking) and every migration entry removed
+# (migrate:remove_migration_pte, one per page table entry remapped) are
+# traced; for each sleep, the entries remapped before the thread was woken
+# are counted.  The case passes if no sleep saw more than
+# COMPACT_CLUSTER_MAX (32, include/linux/swap.h), the folios compaction
+# isolates and migrates at a time: a thread that waits for its own folio
+# sees that one remapped, and at most what another compacting task remaps
+# meanwhile on the same CPU.  Vanilla 7.2 fails it (2,064 entries in one
+# sleep), as the batches hold the thread's folio unmapped while their
+# other folios get destinations and copies.  It fails as not
+# exercised if none of the thread's pages moved (their pfns, from
+# /proc/PID/pagemap, before and after), and skips when mlocked pages are
+# not migrated (compact_unevictable_allowed 0, PREEMPT_RT's default), or
+# without THP or the trace events.
+#
+# Environment (default):
+#   FRAG_MB    memory to fragment, MiB [40% of MemFree]
+#   THP_MB     memory to fault in as THPs, MiB [the free order-9 blocks
+#              plus 256 MiB, so that the last 256 MiB need compaction]
+#   TRACE_KB   trace buffer of the instance, KiB [65536]
+set -u
+DIR=$(cd "$(dirname "$0")" && pwd)
+. "$DIR/../lib/ktap.sh"
+FRAG_MB=${FRAG_MB:-$(($(meminfo_mb MemFree) * 4 / 10))}
+THP_MB=${THP_MB:-}
+TRACE_KB=${TRACE_KB:-65536}
+I=$TRACEFS/instances/rt_migrate_wait
+EVENTS="sched/sched_switch sched/sched_waking migrate/remove_migration_pte"
+# COMPACT_CLUSTER_MAX, a constant of the kernel's
+BATCH=32
+DESC="rt_migrate_wait: a SCHED_FIFO thread sleeping on a migration entry waits for at most one compaction batch of remaps"
+CYCLIC_PID=
+
+cleanup() {
+	[ -z "$CYCLIC_PID" ] || { kill "$CYCLIC_PID" 2>/dev/null; wait "$CYCLIC_PID" 2>/dev/null; }
+	[ ! -d "$I" ] || { trace_events_in 0; rmdir "$I"; }
+	stop_fragment
+}
+trap cleanup EXIT
+
+skip_all() {
+	ktap_skip_all "$DESC: $1"
+	exit "$KSFT_SKIP"
+}
+
+# trace_events_in VALUE: enable (1) or disable (0) EVENTS in the instance
+trace_events_in() {
+	local e
+	for e in $EVENTS; do
+		echo "$1" >"$I/events/$e/enable"
+	done
+}
+
+# pfns PID: "vaddr pfn" of every present page of process PID, from its
+# maps and pagemap (bit 63 present, bits 0-54 the pfn; root sees them)
+pfns() {
+	python3 - "$1" <<'PY'
+import struct, sys
+pid = sys.argv[1]
+with open(f"/proc/{pid}/pagemap", "rb") as pm:
+    for line in open(f"/proc/{pid}/maps"):
+        lo, hi = (int(x, 16) for x in line.split()[0].split("-"))
+        if "[vsyscall]" in line:
+            continue
+        pm.seek(lo // 4096 * 8)
+        data = pm.read((hi - lo) // 4096 * 8)
+        for i in range(len(data) // 8):
+            (v,) = struct.unpack_from("<Q", data, i * 8)
+            if v >> 63:
+                print(f"{lo + i * 4096:x} {v & ((1 << 55) - 1):x}")
+PY
+}
+
+# waits_per_sleep: from the instance's trace, "SLEEPS MAX", the thread's D
+# sleeps and the most entries remapped in one before its waking
+waits_per_sleep() {
+	awk '
+	/ sched_switch: / { asleep = 1; n = 0; next }
+	/ remove_migration_pte: / { if (asleep) n++; next }
+	/ sched_waking: / { if (asleep) { sleeps++; if (n > max) max = n } asleep = 0; next }
+	END { print sleeps + 0, max + 0 }' "$I/trace"
+}
+
+main() {
+	local tid missing e before moved sleeps max
+	ktap_print_header
+	[ -w /proc/sys/vm/compact_memory ] || skip_all "no /proc/sys/vm/compact_memory (CONFIG_COMPACTION off)"
+	command -v cyclictest >/dev/null || skip_all "no cyclictest (rt-tests)"
+	[ "$(cat /proc/sys/vm/compact_unevictable_allowed)" = 1 ] ||
+		skip_all "vm.compact_unevictable_allowed is 0 (PREEMPT_RT's default): mlocked pages are not migrated"
+	grep -q '\[never\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null ||
+		[ ! -e /sys/kernel/mm/transparent_hugepage/enabled ] && skip_all "no transparent huge pages"
+	# shellcheck disable=SC2086 # EVENTS is a list
+	missing=$(trace_missing $EVENTS)
+	[ -z "$missing" ] || skip_all "no trace event $missing"
+	ktap_require_uint 1 FRAG_MB TRACE_KB
+	[ -z "$THP_MB" ] || ktap_require_uint 1 THP_MB
+	ktap_set_plan 1
+	start_fragment --mb "$FRAG_MB" --pattern random >/dev/null 2>&1 ||
+		ktap_exit_fail_msg "$DESC: fragment died: $(tail -n 1 "$FRAG_LOG")"
+	cyclictest -m -p 99 -i 1000 -t 1 -a 0 -q >/dev/null 2>&1 &
+	CYCLIC_PID=$!
+	for e in $(seq 60); do
+		tid=$(fifo_thread "$CYCLIC_PID")
+		[ -z "$tid" ] || break
+		sleep 0.5
+	done
+	[ -n "$tid" ] || ktap_exit_fail_msg "$DESC: cyclictest's SCHED_FIFO thread did not start in 30 s"
+	before=$(pfns "$CYCLIC_PID")
+	mkdir "$I"
+	echo "$TRACE_KB" >"$I/buffer_size_kb"
+	echo 0 >"$I/options/latency-format"
+	echo "prev_pid == $tid && prev_state & 2" >"$I/events/sched/sched_switch/filter"
+	echo "pid == $tid" >"$I/events/sched/sched_waking/filter"
+	trace_events_in 1
+	prepare_compaction_trigger thp-faults
+	(taskset -pc 0 "$BASHPID" >/dev/null && run_compaction_trigger thp-faults) >/dev/null
+	trace_events_in 0
+	moved=$(pfns "$CYCLIC_PID" | awk 'NR == FNR { pfn[$1] = $2; next }
+		($1 in pfn) && pfn[$1] != $2 { n++ } END { print n + 0 }' <(echo "$before") -)
+	read -r sleeps max < <(waits_per_sleep)
+	ktap_print_msg "$THP_MB MiB of THP faults; $moved of the thread's pages moved;" \
+		"$sleeps sleeps in D state, at most $max entries remapped in one"
+	if [ "$(awk '$1 == "overrun:" { n += $2 } END { print n + 0 }' "$I/per_cpu/cpu0/stats")" -gt 0 ]; then
+		ktap_test_skip "$DESC: the trace buffer dropped events; raise TRACE_KB"
+	elif [ "$moved" -eq 0 ]; then
+		ktap_test_fail "$DESC: none of the thread's pages moved, nothing measured"
+	else
+		ktap_test_result "$DESC" [ "$max" -le "$BATCH" ]
+	fi
+	ktap_finished
+}
+
+main
