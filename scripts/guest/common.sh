@@ -226,6 +226,32 @@ fifo_thread() {
 	done
 }
 
+# thp_off: true if this kernel has no transparent huge pages, or they are
+# set to "never"
+thp_off() {
+	local f=/sys/kernel/mm/transparent_hugepage/enabled
+	[ ! -e "$f" ] || grep -q '\[never\]' "$f"
+}
+
+# start_rt_cyclictest S: cyclictest as a real-time client runs it
+# (mlocked, SCHED_FIFO 99, 1 ms, one thread on CPU 0) in the background;
+# sets CYCLIC_PID and, once the thread runs, CYCLIC_TID; fails if it has
+# not started in S seconds (-m locks its memory first, which takes a while
+# beside a fill on one CPU) or cyclictest exited
+start_rt_cyclictest() {
+	local n=0
+	cyclictest -m -p 99 -i 1000 -t 1 -a 0 -q >/dev/null 2>&1 &
+	CYCLIC_PID=$!
+	CYCLIC_TID=
+	while [ $n -lt $(($1 * 2)) ] && kill -0 "$CYCLIC_PID" 2>/dev/null; do
+		sleep 0.5
+		CYCLIC_TID=$(fifo_thread "$CYCLIC_PID")
+		[ -z "$CYCLIC_TID" ] || return 0
+		n=$((n + 1))
+	done
+	return 1
+}
+
 # pcp_largest FIELD: the largest FIELD ("batch", "high", "count") of any
 # zone's per-CPU pageset
 pcp_largest() {
@@ -235,11 +261,11 @@ pcp_largest() {
 # pcp_largest_batch: the largest "batch:" of any zone's per-CPU pageset
 pcp_largest_batch() { pcp_largest batch; }
 
-# trace_overruns: events the ring buffer lost, summed over the CPUs:
-# overwritten ("overrun:") or, with overwrite off, refused ("dropped
-# events:")
+# trace_overruns [DIR]: events the ring buffer of DIR (a trace instance;
+# the top one by default) lost, summed over the CPUs: overwritten
+# ("overrun:") or, with overwrite off, refused ("dropped events:")
 trace_overruns() {
-	cat "$TRACEFS"/per_cpu/cpu*/stats |
+	cat "${1:-$TRACEFS}"/per_cpu/cpu*/stats |
 		awk '$1 == "overrun:" { n += $2 } $1 == "dropped" { n += $3 } END { print n + 0 }'
 }
 

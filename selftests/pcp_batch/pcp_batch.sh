@@ -51,7 +51,6 @@ TRACE_KB=${TRACE_KB:-65536}
 ALLOC=kmem/mm_page_alloc_zone_locked
 DRAIN=kmem/mm_page_pcpu_drain
 IRQ=preemptirq/irq_enable
-THP=/sys/kernel/mm/transparent_hugepage
 
 cleanup() {
 	trace_events 0 "$ALLOC" "$DRAIN" "$IRQ"
@@ -181,7 +180,7 @@ main() {
 	else
 		ktap_test_skip "pcp_batch: free: needs the fragmented memory of the refill case"
 	fi
-	if grep -q '\[never\]' "$THP/enabled" 2>/dev/null || [ ! -e "$THP/enabled" ]; then
+	if thp_off; then
 		ktap_test_skip "pcp_batch: drain: transparent huge pages unavailable or disabled"
 	else
 		case_drain

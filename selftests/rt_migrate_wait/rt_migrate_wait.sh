@@ -97,14 +97,13 @@ waits_per_sleep() {
 }
 
 main() {
-	local tid missing e before moved sleeps max
+	local tid missing before moved sleeps max
 	ktap_print_header
 	[ -w /proc/sys/vm/compact_memory ] || skip_all "no /proc/sys/vm/compact_memory (CONFIG_COMPACTION off)"
 	command -v cyclictest >/dev/null || skip_all "no cyclictest (rt-tests)"
 	[ "$(cat /proc/sys/vm/compact_unevictable_allowed)" = 1 ] ||
 		skip_all "vm.compact_unevictable_allowed is 0 (PREEMPT_RT's default): mlocked pages are not migrated"
-	grep -q '\[never\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null ||
-		[ ! -e /sys/kernel/mm/transparent_hugepage/enabled ] && skip_all "no transparent huge pages"
+	! thp_off || skip_all "no transparent huge pages"
 	# shellcheck disable=SC2086 # EVENTS is a list
 	missing=$(trace_missing $EVENTS)
 	[ -z "$missing" ] || skip_all "no trace event $missing"
@@ -113,14 +112,9 @@ main() {
 	ktap_set_plan 1
 	start_fragment --mb "$FRAG_MB" --pattern random >/dev/null 2>&1 ||
 		ktap_exit_fail_msg "$DESC: fragment died: $(tail -n 1 "$FRAG_LOG")"
-	cyclictest -m -p 99 -i 1000 -t 1 -a 0 -q >/dev/null 2>&1 &
-	CYCLIC_PID=$!
-	for e in $(seq 60); do
-		tid=$(fifo_thread "$CYCLIC_PID")
-		[ -z "$tid" ] || break
-		sleep 0.5
-	done
-	[ -n "$tid" ] || ktap_exit_fail_msg "$DESC: cyclictest's SCHED_FIFO thread did not start in 30 s"
+	start_rt_cyclictest 30 ||
+		ktap_exit_fail_msg "$DESC: cyclictest's SCHED_FIFO thread did not start in 30 s"
+	tid=$CYCLIC_TID
 	before=$(pfns "$CYCLIC_PID")
 	mkdir "$I"
 	echo "$TRACE_KB" >"$I/buffer_size_kb"
@@ -136,7 +130,7 @@ main() {
 	read -r sleeps max < <(waits_per_sleep)
 	ktap_print_msg "$THP_MB MiB of THP faults; $moved of the thread's pages moved;" \
 		"$sleeps sleeps in D state, at most $max entries remapped in one"
-	if [ "$(awk '$1 == "overrun:" { n += $2 } END { print n + 0 }' "$I/per_cpu/cpu0/stats")" -gt 0 ]; then
+	if [ "$(trace_overruns "$I")" -gt 0 ]; then
 		ktap_test_skip "$DESC: the trace buffer dropped events; raise TRACE_KB"
 	elif [ "$moved" -eq 0 ]; then
 		ktap_test_fail "$DESC: none of the thread's pages moved, nothing measured"

@@ -115,23 +115,10 @@ drain_while_waiting() {
 	END { print periods + 0, max + 0, hmax + 0 }' fn="$HOLD_FN" "$T/per_cpu/cpu0/trace"
 }
 
-# wait_rt_thread S: cyclictest's SCHED_FIFO thread, waited for up to S
-# seconds: cyclictest locks its memory (-m) before its thread starts,
-# which takes a while beside the fill on one CPU; nothing if cyclictest
-# exited
-wait_rt_thread() {
-	local tid n=0
-	while [ $n -lt $(($1 * 2)) ] && kill -0 "$CYCLIC_PID" 2>/dev/null; do
-		sleep 0.5
-		tid=$(fifo_thread "$CYCLIC_PID")
-		[ -z "$tid" ] || { echo "$tid"; return; }
-		n=$((n + 1))
-	done
-}
-
-# traced_run TID CMD...: run CMD (a shell function) on CPU 0 with the thread's timer, the
-# switches to it and the pcp drains traced (and HOLD_FN, if the function
-# tracer was set up); then "LOST PERIODS BLOCKS HOLDS"
+# traced_run TID CMD...: run CMD (a shell function) on CPU 0 with the
+# thread's timer, the switches to it and the pcp drains traced (and
+# HOLD_FN, if the function tracer was set up); then "LOST PERIODS BLOCKS
+# HOLDS"
 traced_run() {
 	local tid=$1 lost
 	shift
@@ -173,8 +160,7 @@ case_compact_memory() {
 
 case_thp_faults() {
 	local tid=$1 lost periods blocks holds
-	if grep -q '\[never\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null ||
-		[ ! -e /sys/kernel/mm/transparent_hugepage/enabled ]; then
+	if thp_off; then
 		ktap_test_skip "$DESC2: no transparent huge pages"
 		return
 	fi
@@ -209,10 +195,9 @@ main() {
 	ktap_set_plan 2
 	start_fragment --mb "$FRAG_MB" --pattern random >/dev/null 2>&1 ||
 		ktap_exit_fail_msg "$DESC: fragment died: $(tail -n 1 "$FRAG_LOG")"
-	cyclictest -m -p 99 -i 1000 -t 1 -a 0 -q >/dev/null 2>&1 &
-	CYCLIC_PID=$!
-	tid=$(wait_rt_thread 30)
-	[ -n "$tid" ] || ktap_exit_fail_msg "$DESC: cyclictest's SCHED_FIFO thread did not start in 30 s"
+	start_rt_cyclictest 30 ||
+		ktap_exit_fail_msg "$DESC: cyclictest's SCHED_FIFO thread did not start in 30 s"
+	tid=$CYCLIC_TID
 	CLOCK0=$(sed 's/.*\[\(.*\)\].*/\1/' "$T/trace_clock")
 	echo mono >"$T/trace_clock"
 	case_compact_memory "$tid"
