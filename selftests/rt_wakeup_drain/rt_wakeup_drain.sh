@@ -86,39 +86,59 @@ skip_all() {
 # kernel cannot trace FN (not built with it, or inlined)
 function_trace_on() {
 	grep -qx "$1" "$T/available_filter_functions" 2>/dev/null || return 1
-	echo "$1" >"$T/set_ftrace_filter" && echo function >"$T/current_tracer"
+	echo "$1" >"$T/set_ftrace_filter" && echo function >"$T/current_tracer" &&
+		echo 1 >"$T/options/func_stack_trace"
 }
 
 function_trace_off() {
+	[ ! -w "$T/options/func_stack_trace" ] || echo 0 >"$T/options/func_stack_trace"
 	[ ! -w "$T/current_tracer" ] || echo nop >"$T/current_tracer"
 	[ ! -w "$T/set_ftrace_filter" ] || echo >"$T/set_ftrace_filter"
 }
 
-# From CPU 0's trace: "PERIODS BLOCKS HOLDS", the periods of the thread (a
-# timer start, then the switch to it), and the most blocks drained and the
-# most zone->lock holds begun (HOLD_FN called) in one of them after its
-# timer expired.  Timestamps and "expires" are both CLOCK_MONOTONIC; the
-# timestamps have microseconds.
+# From CPU 0's trace: "PERIODS BLOCKS HOLDS WHERE", the periods of the
+# thread (a timer start, then the switch to it), and the most blocks
+# drained and the most zone->lock holds begun (HOLD_FN called) in one of
+# them after its timer expired; WHERE names the callers of the holds in
+# the period with the most of them ("-" if none was traced), from the
+# function tracer's stack traces.  Timestamps and "expires" are both
+# CLOCK_MONOTONIC; the timestamps have microseconds.
 drain_while_waiting() {
 	awk -v pid="$1" '
 	function ts(line) { match(line, /[0-9]+\.[0-9]+: /); return substr(line, RSTART, RLENGTH - 2) * 1e6 }
+	function where(  k, s) { s = ""; for (k in calls) s = s (s == "" ? "" : ",") k "*" calls[k]; return s }
+	function reset() { n = 0; h = 0; frames = 0; split("", calls) }
+	# the stack of a counted hold ends at the first line that is not of it
+	frames && !/^ => / && !/<stack trace>/ { calls[stack]++; frames = 0 }
 	/ hrtimer_start: / && $0 ~ /function=hrtimer_wakeup / {
 		match($0, /expires=[0-9]+/); expires = substr($0, RSTART + 8, RLENGTH - 8) / 1000
-		armed = 1; n = 0; h = 0; next
+		armed = 1; reset(); next
 	}
 	/ mm_page_pcpu_drain: / { if (armed && ts($0) >= expires) n++; next }
-	$0 ~ (": " fn " <-") { if (armed && ts($0) >= expires) h++; next }
-	/ sched_switch: / && $0 ~ ("next_pid=" pid " ") {
-		if (armed) { periods++; if (n > max) max = n; if (h > hmax) hmax = h }
-		armed = 0; n = 0; h = 0
+	$0 ~ (": " fn " <-") {
+		if (armed && ts($0) >= expires) { h++; frames = 1; stack = "" }
+		next
 	}
-	END { print periods + 0, max + 0, hmax + 0 }' fn="$HOLD_FN" "$T/per_cpu/cpu0/trace"
+	# its first four callers, innermost first
+	/^ => / {
+		if (frames && frames <= 4 && $2 != fn) { stack = stack (stack == "" ? "" : "<") $2; frames++ }
+		next
+	}
+	/ sched_switch: / && $0 ~ ("next_pid=" pid " ") {
+		if (armed) {
+			periods++
+			if (n > max) max = n
+			if (h > hmax) { hmax = h; maxwhere = where() }
+		}
+		armed = 0; reset()
+	}
+	END { print periods + 0, max + 0, hmax + 0, (maxwhere == "" ? "-" : maxwhere) }' fn="$HOLD_FN" "$T/per_cpu/cpu0/trace"
 }
 
 # traced_run TID CMD...: run CMD (a shell function) on CPU 0 with the
 # thread's timer, the switches to it and the pcp drains traced (and
 # HOLD_FN, if the function tracer was set up); then "LOST PERIODS BLOCKS
-# HOLDS"
+# HOLDS WHERE"
 traced_run() {
 	local tid=$1 lost
 	shift
@@ -148,18 +168,30 @@ judge() {
 
 compact_memory() { echo 1 >/proc/sys/vm/compact_memory; }
 
+# say_where COUNT LIMIT WHERE: over the limit, name the callers of the
+# holds in the period with the most (the function tracer's, if it is on)
+say_where() {
+	[ "$1" -gt "$2" ] && [ "$3" != - ] || return 0
+	ktap_print_msg "callers of the zone->lock holds in the period with the most" \
+		"(innermost first, *count): $3"
+}
+
 case_compact_memory() {
-	local tid=$1 batch lost periods blocks holds
+	local tid=$1 batch lost periods blocks holds where
 	batch=$(pcp_largest_batch)
-	read -r lost periods blocks holds < <(traced_run "$tid" compact_memory)
+	# the holds' callers are only a diagnosis here: trace them if we can
+	function_trace_on "$HOLD_FN" || true
+	read -r lost periods blocks holds where < <(traced_run "$tid" compact_memory)
+	function_trace_off
 	ktap_print_msg "$(sed -n 's/^fragment: //p' "$FRAG_LOG");" \
 		"$periods periods of the SCHED_FIFO thread on CPU 0, at most $blocks" \
 		"pcp blocks drained in one after its timer expired; largest pcp batch $batch"
+	say_where "$blocks" $((2 * batch)) "$where"
 	judge "$DESC1" "$lost" "$periods" "$blocks" $((2 * batch))
 }
 
 case_thp_faults() {
-	local tid=$1 lost periods blocks holds
+	local tid=$1 lost periods blocks holds where
 	if thp_off; then
 		ktap_test_skip "$DESC2: no transparent huge pages"
 		return
@@ -174,11 +206,12 @@ case_thp_faults() {
 		return
 	fi
 	prepare_compaction_trigger thp-faults
-	read -r lost periods blocks holds < <(traced_run "$tid" run_compaction_trigger thp-faults)
+	read -r lost periods blocks holds where < <(traced_run "$tid" run_compaction_trigger thp-faults)
 	function_trace_off
 	ktap_print_msg "$THP_MB MiB of THP faults; $periods periods of the SCHED_FIFO thread" \
 		"on CPU 0, at most $holds zone->lock holds begun in one after its timer" \
 		"expired ($blocks pcp blocks)"
+	say_where "$holds" 2 "$where"
 	judge "$DESC2" "$lost" "$periods" "$holds" 2
 }
 
