@@ -57,78 +57,120 @@
 /* log2 buckets of nanoseconds: bucket i counts values in [2^i, 2^(i+1)) */
 #define HS_BUCKETS		40
 #define HS_MIN_PERIOD_NS	10000ULL
-#define HS_MAX_RATE		1000000U
-#define HS_MAX_BURST		1024U
-#define HS_MAX_HOLD		BIT(20)
 #define HS_WRITE_MAX		256
 
-enum hs_mode { HS_MODE_ATOMIC, HS_MODE_FRAG, HS_MODE_NOWAIT, HS_MODE_NOKSWAPD };
-static const char * const hs_mode_names[] = {
-	"atomic", "frag", "nowait", "nokswapd", NULL
-};
+/* in the order of their names; the first is the knob's default */
+enum hs_mode { HS_MODE_FRAG, HS_MODE_ATOMIC, HS_MODE_NOWAIT, HS_MODE_NOKSWAPD };
+#define HS_MODE_NAMES		"frag", "atomic", "nowait", "nokswapd"
+static const char * const hs_mode_names[] = { HS_MODE_NAMES, NULL };
 
 enum hs_context { HS_CTX_HARDIRQ, HS_CTX_SOFTIRQ, HS_CTX_THREAD };
-static const char * const hs_context_names[] = {
-	"hardirq", "softirq", "thread", NULL
+#define HS_CONTEXT_NAMES	"hardirq", "softirq", "thread"
+static const char * const hs_context_names[] = { HS_CONTEXT_NAMES, NULL };
+
+/* ---- knobs ------------------------------------------------------------- */
+
+enum hs_knob_type { HS_UINT, HS_BOOL, HS_NAME, HS_CPUS, HS_RUN, HS_PROBE };
+
+/* what a knob cannot change under (EBUSY), and how modinfo says so */
+#define HS_BUSY_NONE		0
+#define HS_BUSY_GEN		BIT(0)
+#define HS_BUSY_PROBE		BIT(1)
+#define HS_BUSY_BOTH		(HS_BUSY_GEN | HS_BUSY_PROBE)
+#define HS_BUSY_TEXT_NONE	""
+#define HS_BUSY_TEXT_GEN	"; EBUSY while the generator runs"
+#define HS_BUSY_TEXT_PROBE	"; EBUSY while the probe runs"
+#define HS_BUSY_TEXT_BOTH	"; EBUSY while the generator or the probe runs"
+
+/**
+ * struct hs_knob - one knob: a module parameter and a file in debugfs
+ * @type:	how a value is parsed
+ * @value:	the variable the knob sets: an unsigned int for HS_UINT, a
+ *		bool for HS_BOOL, an unsigned int index into @names for
+ *		HS_NAME; NULL for HS_CPUS, HS_RUN and HS_PROBE, which act on
+ *		the generator's and the probe's own state
+ * @min:	smallest valid value (HS_UINT)
+ * @max:	largest valid value (HS_UINT)
+ * @names:	valid names, NULL-terminated (HS_NAME)
+ * @busy:	HS_BUSY_* flags
+ */
+struct hs_knob {
+	enum hs_knob_type type;
+	void *value;
+	unsigned int min, max;
+	const char * const *names;
+	unsigned int busy;
 };
 
-/* ---- knobs and their module-parameter defaults ------------------------ */
+static const struct kernel_param_ops hs_knob_ops;
 
-static unsigned int order = 3;
-module_param(order, uint, 0444);
-MODULE_PARM_DESC(order, "allocation order, 1..MAX_PAGE_ORDER (default 3)");
+/*
+ * Each knob is declared once, here: hs_knob() makes its descriptor and a
+ * module parameter that points at it, with its description for modinfo.
+ * The parameter sets the knob at load; hs_init() gives every parameter
+ * with hs_knob_ops a debugfs file, which changes it at run time.  The
+ * wrappers below declare the variable, hs_<name>, with its default.
+ */
+#define hs_knob(_name, _type, _value, _min, _max, _names, _busy, _desc)	\
+	static struct hs_knob hs_knob_##_name = {			\
+		.type = _type, .value = _value, .min = _min, .max = _max, \
+		.names = _names, .busy = HS_BUSY_##_busy,		\
+	};								\
+	module_param_cb(_name, &hs_knob_ops, &hs_knob_##_name, 0444);	\
+	MODULE_INFO(parm, #_name ":" _desc HS_BUSY_TEXT_##_busy)
 
-static char *mode = "frag";
-module_param(mode, charp, 0444);
-MODULE_PARM_DESC(mode, "gfp mode: atomic, frag, nowait or nokswapd (default frag)");
+/* an unsigned int knob, hs_<name>, in [_min, _max]; modinfo says so */
+#define hs_uint(_name, _init, _min, _max, _busy, _desc)		\
+	static unsigned int hs_##_name = _init;				\
+	hs_knob(_name, HS_UINT, &hs_##_name, _min, _max, NULL, _busy,	\
+		_desc " (" __stringify(_min) ".." __stringify(_max)	\
+		", default " __stringify(_init) ")")
 
-static char *context = "hardirq";
-module_param(context, charp, 0444);
-MODULE_PARM_DESC(context, "allocation context: hardirq, softirq or thread (default hardirq)");
+#define hs_bool(_name, _init, _busy, _desc)				\
+	static bool hs_##_name = _init;					\
+	hs_knob(_name, HS_BOOL, &hs_##_name, 0, 1, NULL, _busy,	\
+		_desc " (0 or 1, default " __stringify(_init) ")")
 
-static unsigned int rate = 1000;
-module_param(rate, uint, 0444);
-MODULE_PARM_DESC(rate, "allocation attempts per second per CPU, 1..1000000 (default 1000)");
+/*
+ * A knob, hs_<name>, that names one of _list (hs_<name>_names[]): it
+ * holds the name's index, 0 by default
+ */
+#define hs_name(_name, _list, _busy, _desc)				\
+	static unsigned int hs_##_name;					\
+	hs_knob(_name, HS_NAME, &hs_##_name, 0, 0, hs_##_name##_names,	\
+		_busy, _desc ", one of " __stringify(_list)		\
+		" (default: the first)")
 
-static unsigned int burst = 1;
-module_param(burst, uint, 0444);
-MODULE_PARM_DESC(burst, "attempts per tick, 1..1024 (default 1)");
+/* a knob that acts on the generator's or the probe's state */
+#define hs_action(_name, _type, _busy, _desc)				\
+	hs_knob(_name, _type, NULL, 0, 0, NULL, _busy, _desc)
 
-static char *cpus = "";
-module_param(cpus, charp, 0444);
-MODULE_PARM_DESC(cpus, "CPU list for the generator and the probe (default: all online)");
+hs_uint(order, 3, 1, HS_MAX_ORDER, GEN, "allocation order");
 
-static unsigned int hold;
-module_param(hold, uint, 0444);
-MODULE_PARM_DESC(hold, "allocations kept per CPU before the oldest is freed, 0..1048576 (default 0)");
+hs_name(mode, HS_MODE_NAMES, GEN, "gfp flags");
+hs_name(context, HS_CONTEXT_NAMES, GEN, "where the allocations run");
 
-static unsigned int max_held_mb;
-module_param(max_held_mb, uint, 0444);
-MODULE_PARM_DESC(max_held_mb, "cap on memory held, MiB (default 0: 1/8 of RAM)");
-
-static unsigned int duration_ms;
-module_param(duration_ms, uint, 0444);
-MODULE_PARM_DESC(duration_ms, "generator stops by itself after this many ms (default 0: never)");
-
-static bool warn;
-module_param(warn, bool, 0444);
-MODULE_PARM_DESC(warn, "let failed allocations warn (drop __GFP_NOWARN) (default 0)");
-
-static unsigned int probe_period_us = 1000;
-module_param(probe_period_us, uint, 0444);
-MODULE_PARM_DESC(probe_period_us, "probe timer period, us, 10..1000000 (default 1000)");
-
-static unsigned int probe_threshold_us = 1000;
-module_param(probe_threshold_us, uint, 0444);
-MODULE_PARM_DESC(probe_threshold_us, "probe lateness counted as late above this, us (default 1000)");
-
-static bool run;
-module_param(run, bool, 0444);
-MODULE_PARM_DESC(run, "start the generator at load (default 0)");
-
-static bool probe;
-module_param(probe, bool, 0444);
-MODULE_PARM_DESC(probe, "start the timer probe at load (default 0)");
+hs_uint(rate, 1000, 1, 1000000, GEN,
+	"allocation attempts per second per CPU");
+hs_uint(burst, 1, 1, 1024, GEN,
+	"attempts per tick; ticks are burst / rate seconds apart, and run=1 is EINVAL below 10 us");
+hs_action(cpus, HS_CPUS, BOTH,
+	  "CPU list of the generator and the probe (default: all online)");
+hs_uint(hold, 0, 0, 1048576, GEN,
+	"allocations kept per CPU in a ring, each new one freeing the oldest; 0 frees at once");
+hs_uint(max_held_mb, 0, 0, 1048575, GEN,
+	"cap on memory held, MiB, split evenly over the CPUs; 0 means 1/8 of RAM; an attempt past it counts as a skip");
+hs_uint(duration_ms, 0, 0, 86400000, GEN,
+	"the generator stops itself after this long; 0 runs until run=0");
+hs_bool(warn, 0, GEN, "1 drops __GFP_NOWARN: failures warn");
+hs_uint(probe_period_us, 1000, 10, 1000000, PROBE,
+	"probe timer period, us (5333 for a 48 kHz, 256-frame period)");
+hs_uint(probe_threshold_us, 1000, 1, 10000000, PROBE,
+	"expiries later than this, us, count as late and fire the probe_late tracepoint");
+hs_action(run, HS_RUN, NONE,
+	  "1 starts the generator (EBUSY if it runs), 0 stops it; reads whether it runs");
+hs_action(probe, HS_PROBE, NONE,
+	  "1 starts the timer probe (EBUSY if it runs), 0 stops it; reads whether it runs");
 
 /* ---- state ------------------------------------------------------------- */
 
@@ -177,9 +219,13 @@ struct hs_cpu {
 
 static struct hs_cpu __percpu *hs_cpus;
 static DEFINE_MUTEX(hs_lock);		/* knobs, start and stop */
-static cpumask_var_t hs_cpumask;
-static unsigned int hs_mode;		/* enum hs_mode */
-static unsigned int hs_context;		/* enum hs_context */
+/* static, so that a cpus= parameter can set it before hs_init() */
+static struct cpumask hs_cpumask_bits;
+static struct cpumask *const hs_cpumask = &hs_cpumask_bits;
+static bool hs_cpus_set;		/* cpus= given, or written */
+static bool hs_loaded;			/* hs_init() done: run and probe act */
+static bool hs_run_at_load;		/* run=1 and probe=1 at load */
+static bool hs_probe_at_load;
 static bool gen_running;
 static bool probe_running;
 static u64 gen_period_ns;
@@ -255,7 +301,7 @@ static gfp_t hs_mode_gfp(unsigned int m)
 		gfp = GFP_ATOMIC;
 		break;
 	}
-	return warn ? gfp & ~__GFP_NOWARN : gfp | __GFP_NOWARN;
+	return hs_warn ? gfp & ~__GFP_NOWARN : gfp | __GFP_NOWARN;
 }
 
 static void hs_free_work(struct work_struct *work)
@@ -322,16 +368,16 @@ static void hs_attempt(struct hs_cpu *c)
 	}
 	old = c->ring[c->ring_next];
 	c->ring[c->ring_next] = page;
-	c->ring_next = (c->ring_next + 1) % hold;
+	c->ring_next = (c->ring_next + 1) % hs_hold;
 	if (old)
 		hs_release(c, old);
 }
 
-static void hs_burst(struct hs_cpu *c)
+static void hs_gen_burst(struct hs_cpu *c)
 {
 	unsigned int i;
 
-	for (i = 0; i < burst; i++)
+	for (i = 0; i < hs_burst; i++)
 		hs_attempt(c);
 }
 
@@ -339,7 +385,7 @@ static enum hrtimer_restart hs_gen_timer_fn(struct hrtimer *t)
 {
 	struct hs_cpu *c = container_of(t, struct hs_cpu, gen_timer);
 
-	hs_burst(c);
+	hs_gen_burst(c);
 	hrtimer_forward_now(t, ns_to_ktime(gen_period_ns));
 	return HRTIMER_RESTART;
 }
@@ -350,7 +396,7 @@ static int hs_gen_thread_fn(void *data)
 	ktime_t next = ktime_get();
 
 	while (!kthread_should_stop()) {
-		hs_burst(c);
+		hs_gen_burst(c);
 		next = ktime_add_ns(next, gen_period_ns);
 		/* no catching up after a stall: that would be a burst storm */
 		if (ktime_before(next, ktime_get()))
@@ -387,8 +433,8 @@ static void hs_start_gen_timer_on_cpu(void *data)
 
 static unsigned long hs_cap_pages(void)
 {
-	unsigned long total = max_held_mb ?
-		(unsigned long)max_held_mb << (20 - PAGE_SHIFT) :
+	unsigned long total = hs_max_held_mb ?
+		(unsigned long)hs_max_held_mb << (20 - PAGE_SHIFT) :
 		totalram_pages() / 8;
 
 	return total / cpumask_weight(hs_cpumask);
@@ -405,7 +451,7 @@ static void hs_drain_all(void)
 		flush_work(&c->free_work);
 		hs_free_work(&c->free_work);
 		if (c->ring) {
-			for (i = 0; i < hold; i++)
+			for (i = 0; i < hs_hold; i++)
 				if (c->ring[i])
 					hs_release(c, c->ring[i]);
 			kvfree(c->ring);
@@ -456,14 +502,14 @@ static int hs_start_gen(void)
 		pr_warn("context hardirq: PREEMPT_RT cannot allocate pages in a hard interrupt; use softirq or thread\n");
 		return -EOPNOTSUPP;
 	}
-	period = div_u64((u64)burst * NSEC_PER_SEC, rate);
+	period = div_u64((u64)hs_burst * NSEC_PER_SEC, hs_rate);
 	if (period < HS_MIN_PERIOD_NS) {
 		pr_warn("rate %u with burst %u ticks every %llu ns; the minimum is %llu: raise burst\n",
-			rate, burst, period, HS_MIN_PERIOD_NS);
+			hs_rate, hs_burst, period, HS_MIN_PERIOD_NS);
 		return -EINVAL;
 	}
 	gen_period_ns = period;
-	gen_order = order;
+	gen_order = hs_order;
 	gen_gfp = hs_mode_gfp(hs_mode);
 
 	for_each_cpu(cpu, hs_cpumask) {
@@ -472,8 +518,8 @@ static int hs_start_gen(void)
 		c->cap_pages = hs_cap_pages();
 		c->ring_next = 0;
 		c->thread = NULL;
-		if (hold) {
-			c->ring = kvcalloc(hold, sizeof(*c->ring), GFP_KERNEL);
+		if (hs_hold) {
+			c->ring = kvcalloc(hs_hold, sizeof(*c->ring), GFP_KERNEL);
 			if (!c->ring)
 				goto nomem;
 		}
@@ -499,12 +545,12 @@ static int hs_start_gen(void)
 		c->thread = t;
 		wake_up_process(t);
 	}
-	if (duration_ms)
+	if (hs_duration_ms)
 		schedule_delayed_work(&auto_stop_work,
-				      msecs_to_jiffies(duration_ms));
+				      msecs_to_jiffies(hs_duration_ms));
 	pr_info("generator started: order %u mode %s context %s rate %u burst %u hold %u cpus %*pbl\n",
 		gen_order, hs_mode_names[hs_mode],
-		hs_context_names[hs_context], rate, burst, hold,
+		hs_context_names[hs_context], hs_rate, hs_burst, hs_hold,
 		cpumask_pr_args(hs_cpumask));
 	return 0;
 
@@ -557,14 +603,14 @@ static int hs_start_probe(void)
 	lockdep_assert_held(&hs_lock);
 	if (probe_running)
 		return -EBUSY;
-	probe_period_ns = (u64)probe_period_us * NSEC_PER_USEC;
-	probe_threshold_ns = (u64)probe_threshold_us * NSEC_PER_USEC;
+	probe_period_ns = (u64)hs_probe_period_us * NSEC_PER_USEC;
+	probe_threshold_ns = (u64)hs_probe_threshold_us * NSEC_PER_USEC;
 	probe_running = true;
 	for_each_cpu(cpu, hs_cpumask)
 		smp_call_function_single(cpu, hs_start_probe_on_cpu,
 					 per_cpu_ptr(hs_cpus, cpu), 1);
 	pr_info("probe started: period %u us on cpus %*pbl\n",
-		probe_period_us, cpumask_pr_args(hs_cpumask));
+		hs_probe_period_us, cpumask_pr_args(hs_cpumask));
 	return 0;
 }
 
@@ -581,62 +627,7 @@ static void hs_stop_probe(void)
 	pr_info("probe stopped\n");
 }
 
-/* ---- knobs ------------------------------------------------------------- */
-
-enum hs_knob_type { HS_UINT, HS_BOOL, HS_NAME, HS_CPUS, HS_RUN, HS_PROBE };
-
-/**
- * struct hs_knob - one debugfs knob
- * @name:	file name
- * @type:	how a write is parsed
- * @value:	the variable the knob sets: an unsigned int for HS_UINT, a
- *		bool for HS_BOOL, an unsigned int index into @names for
- *		HS_NAME; NULL for HS_CPUS, HS_RUN and HS_PROBE, which act on
- *		the generator's and the probe's own state
- * @min:	smallest valid value (HS_UINT)
- * @max:	largest valid value (HS_UINT)
- * @names:	valid names, NULL-terminated (HS_NAME)
- * @busy_gen:	cannot change while the generator runs
- * @busy_probe:	cannot change while the probe runs
- */
-struct hs_knob {
-	const char *name;
-	enum hs_knob_type type;
-	void *value;
-	unsigned int min, max;
-	const char * const *names;
-	bool busy_gen, busy_probe;
-};
-
-static struct hs_knob hs_knobs[] = {
-	{ .name = "order", .type = HS_UINT, .value = &order,
-	  .min = 1, .max = HS_MAX_ORDER, .busy_gen = true },
-	{ .name = "mode", .type = HS_NAME, .names = hs_mode_names,
-	  .value = &hs_mode, .busy_gen = true },
-	{ .name = "context", .type = HS_NAME, .names = hs_context_names,
-	  .value = &hs_context, .busy_gen = true },
-	{ .name = "rate", .type = HS_UINT, .value = &rate,
-	  .min = 1, .max = HS_MAX_RATE, .busy_gen = true },
-	{ .name = "burst", .type = HS_UINT, .value = &burst,
-	  .min = 1, .max = HS_MAX_BURST, .busy_gen = true },
-	{ .name = "cpus", .type = HS_CPUS, .busy_gen = true,
-	  .busy_probe = true },
-	{ .name = "hold", .type = HS_UINT, .value = &hold,
-	  .min = 0, .max = HS_MAX_HOLD, .busy_gen = true },
-	{ .name = "max_held_mb", .type = HS_UINT, .value = &max_held_mb,
-	  .min = 0, .max = UINT_MAX >> PAGE_SHIFT, .busy_gen = true },
-	{ .name = "duration_ms", .type = HS_UINT, .value = &duration_ms,
-	  .min = 0, .max = 24 * 3600 * 1000, .busy_gen = true },
-	{ .name = "warn", .type = HS_BOOL, .value = &warn, .busy_gen = true },
-	{ .name = "probe_period_us", .type = HS_UINT,
-	  .value = &probe_period_us, .min = 10, .max = 1000000,
-	  .busy_probe = true },
-	{ .name = "probe_threshold_us", .type = HS_UINT,
-	  .value = &probe_threshold_us, .min = 1, .max = 10000000,
-	  .busy_probe = true },
-	{ .name = "run", .type = HS_RUN },
-	{ .name = "probe", .type = HS_PROBE },
-};
+/* ---- knob parsing and debugfs files ------------------------------------ */
 
 /*
  * Parse @buf for @k without changing anything; the parsed value goes to
@@ -685,7 +676,8 @@ static int hs_knob_parse(const struct hs_knob *k, const char *buf,
 static int hs_knob_apply(const struct hs_knob *k, unsigned int val,
 			 const struct cpumask *mask)
 {
-	if ((k->busy_gen && gen_running) || (k->busy_probe && probe_running))
+	if (((k->busy & HS_BUSY_GEN) && gen_running) ||
+	    ((k->busy & HS_BUSY_PROBE) && probe_running))
 		return -EBUSY;
 
 	switch (k->type) {
@@ -698,14 +690,24 @@ static int hs_knob_apply(const struct hs_knob *k, unsigned int val,
 		return 0;
 	case HS_CPUS:
 		cpumask_copy(hs_cpumask, mask);
+		hs_cpus_set = true;
 		return 0;
 	case HS_RUN:
+		/* a parameter at load: hs_init() starts it */
+		if (!hs_loaded) {
+			hs_run_at_load = val;
+			return 0;
+		}
 		if (!val) {
 			hs_stop_gen();
 			return 0;
 		}
 		return hs_start_gen();
 	case HS_PROBE:
+		if (!hs_loaded) {
+			hs_probe_at_load = val;
+			return 0;
+		}
 		if (!val) {
 			hs_stop_probe();
 			return 0;
@@ -761,39 +763,45 @@ static ssize_t hs_knob_write(struct file *file, const char __user *ubuf,
 	return ret ? ret : len;
 }
 
-static ssize_t hs_knob_read(struct file *file, char __user *ubuf,
-			    size_t len, loff_t *ppos)
+/* @k's value as text, with a newline, into @buf of @size bytes */
+static int hs_knob_show(const struct hs_knob *k, char *buf, size_t size)
 {
-	const struct hs_knob *k = file->private_data;
-	char buf[HS_WRITE_MAX];
 	int n;
 
 	mutex_lock(&hs_lock);
 	switch (k->type) {
 	case HS_UINT:
-		n = scnprintf(buf, sizeof(buf), "%u\n", *(unsigned int *)k->value);
+		n = scnprintf(buf, size, "%u\n", *(unsigned int *)k->value);
 		break;
 	case HS_BOOL:
-		n = scnprintf(buf, sizeof(buf), "%d\n", *(bool *)k->value);
+		n = scnprintf(buf, size, "%d\n", *(bool *)k->value);
 		break;
 	case HS_NAME:
-		n = scnprintf(buf, sizeof(buf), "%s\n",
+		n = scnprintf(buf, size, "%s\n",
 			      k->names[*(unsigned int *)k->value]);
 		break;
 	case HS_CPUS:
-		n = scnprintf(buf, sizeof(buf), "%*pbl\n",
-			      cpumask_pr_args(hs_cpumask));
+		n = scnprintf(buf, size, "%*pbl\n", cpumask_pr_args(hs_cpumask));
 		break;
 	case HS_RUN:
-		n = scnprintf(buf, sizeof(buf), "%d\n", gen_running);
+		n = scnprintf(buf, size, "%d\n", gen_running);
 		break;
 	case HS_PROBE:
-		n = scnprintf(buf, sizeof(buf), "%d\n", probe_running);
+		n = scnprintf(buf, size, "%d\n", probe_running);
 		break;
 	default:
 		n = 0;
 	}
 	mutex_unlock(&hs_lock);
+	return n;
+}
+
+static ssize_t hs_knob_read(struct file *file, char __user *ubuf,
+			    size_t len, loff_t *ppos)
+{
+	char buf[HS_WRITE_MAX];
+	int n = hs_knob_show(file->private_data, buf, sizeof(buf));
+
 	return simple_read_from_buffer(ubuf, len, ppos, buf, n);
 }
 
@@ -803,6 +811,29 @@ static const struct file_operations hs_knob_fops = {
 	.read = hs_knob_read,
 	.write = hs_knob_write,
 	.llseek = default_llseek,
+};
+
+/*
+ * The module parameters: set at load only (they are read-only in sysfs),
+ * with the checks a debugfs write gets; a bad one fails the load.
+ */
+static int hs_param_set(const char *val, const struct kernel_param *kp)
+{
+	int ret = hs_knob_set(kp->arg, val);
+
+	if (ret)
+		pr_err("invalid module parameter %s=%s\n", kp->name, val);
+	return ret;
+}
+
+static int hs_param_get(char *buf, const struct kernel_param *kp)
+{
+	return hs_knob_show(kp->arg, buf, PAGE_SIZE);
+}
+
+static const struct kernel_param_ops hs_knob_ops = {
+	.set = hs_param_set,
+	.get = hs_param_get,
 };
 
 /* ---- results ----------------------------------------------------------- */
@@ -956,55 +987,28 @@ DEFINE_SHOW_ATTRIBUTE(hs_histogram);
 
 /* ---- module init / exit ------------------------------------------------ */
 
-static int __init hs_init_defaults(void)
+/* a debugfs file for each knob: each module parameter with hs_knob_ops */
+static void __init hs_create_knob_files(void)
 {
+	const struct kernel_param *kp = THIS_MODULE->kp;
 	unsigned int i;
-	int ret;
 
-	for (i = 0; i < ARRAY_SIZE(hs_knobs); i++) {
-		const struct hs_knob *k = &hs_knobs[i];
-		char num[16];
-		const char *val;
-
-		switch (k->type) {
-		case HS_UINT:
-			snprintf(num, sizeof(num), "%u", *(unsigned int *)k->value);
-			val = num;
-			break;
-		case HS_NAME:
-			val = k->value == &hs_mode ? mode : context;
-			break;
-		case HS_CPUS:
-			if (!*cpus) {
-				cpumask_copy(hs_cpumask, cpu_online_mask);
-				continue;
-			}
-			val = cpus;
-			break;
-		default:
-			continue;
-		}
-		ret = hs_knob_set(k, val);
-		if (ret) {
-			pr_err("invalid module parameter %s=%s\n", k->name, val);
-			return ret;
-		}
-	}
-	return 0;
+	for (i = 0; i < THIS_MODULE->num_kp; i++, kp++)
+		if (kp->ops == &hs_knob_ops)
+			debugfs_create_file(kp->name, 0600, hs_dir, kp->arg,
+					    &hs_knob_fops);
 }
 
 static int __init hs_init(void)
 {
-	unsigned int cpu, i;
+	unsigned int cpu;
 	int ret;
 
-	if (!zalloc_cpumask_var(&hs_cpumask, GFP_KERNEL))
-		return -ENOMEM;
+	if (!hs_cpus_set)
+		cpumask_copy(hs_cpumask, cpu_online_mask);
 	hs_cpus = alloc_percpu(struct hs_cpu);
-	if (!hs_cpus) {
-		ret = -ENOMEM;
-		goto out_mask;
-	}
+	if (!hs_cpus)
+		return -ENOMEM;
 	for_each_possible_cpu(cpu) {
 		struct hs_cpu *c = per_cpu_ptr(hs_cpus, cpu);
 
@@ -1014,21 +1018,16 @@ static int __init hs_init(void)
 	}
 	INIT_DELAYED_WORK(&auto_stop_work, hs_auto_stop);
 
-	ret = hs_init_defaults();
-	if (ret)
-		goto out_percpu;
-
 	hs_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
-	for (i = 0; i < ARRAY_SIZE(hs_knobs); i++)
-		debugfs_create_file(hs_knobs[i].name, 0600, hs_dir,
-				    &hs_knobs[i], &hs_knob_fops);
+	hs_create_knob_files();
 	debugfs_create_file("stats", 0600, hs_dir, NULL, &hs_stats_fops);
 	debugfs_create_file("histogram", 0400, hs_dir, NULL,
 			    &hs_histogram_fops);
 
 	mutex_lock(&hs_lock);
-	ret = probe ? hs_start_probe() : 0;
-	if (!ret && run)
+	hs_loaded = true;
+	ret = hs_probe_at_load ? hs_start_probe() : 0;
+	if (!ret && hs_run_at_load)
 		ret = hs_start_gen();
 	if (ret)
 		hs_stop_probe();
@@ -1039,10 +1038,7 @@ static int __init hs_init(void)
 
 out_debugfs:
 	debugfs_remove_recursive(hs_dir);
-out_percpu:
 	free_percpu(hs_cpus);
-out_mask:
-	free_cpumask_var(hs_cpumask);
 	return ret;
 }
 
@@ -1056,7 +1052,6 @@ static void __exit hs_exit(void)
 	hs_stop_probe();
 	mutex_unlock(&hs_lock);
 	free_percpu(hs_cpus);
-	free_cpumask_var(hs_cpumask);
 }
 
 module_init(hs_init);

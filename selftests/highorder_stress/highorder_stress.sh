@@ -106,6 +106,47 @@ accounting_holds() {
 # /proc/buddyinfo has one column per order 0..MAX_PAGE_ORDER.
 max_page_order() { awk 'NR == 1 { print NF - 5 }' /proc/buddyinfo; }
 
+# The module declares each knob once, and modinfo shows the declaration:
+# "NAME:what it does (MIN..MAX, default N)" for a number, "..., one of
+# "a", "b" (default: the first)" for a name.  The cases take ranges,
+# defaults and names from there.
+knob_decl() { modinfo -F parm "$KO" | sed -n "s/^$1://p"; }
+knob_range() { knob_decl "$1" | sed -n 's/.*(\([0-9]*\)\.\.\([0-9]*\), default .*/\1 \2/p'; }
+knob_default() { knob_decl "$1" | sed -n 's/.*[(,] default \([0-9]*\)).*/\1/p'; }
+knob_names() { knob_decl "$1" | sed -n 's/.*, one of \(.*\) (default: the first).*/\1/p' | tr -d '",'; }
+
+# order's declared range against the orders /proc/buddyinfo has
+order_range_is_buddy() {
+	local range
+	range=$(knob_range order)
+	[ "$range" = "1 $(max_page_order)" ] ||
+		{ ktap_print_msg "modinfo says order is ${range:-?}, buddyinfo has 1..$(max_page_order)"; return 1; }
+}
+
+# uint_knob_case NAME: check_uint_knob over the range the module declares
+uint_knob_case() {
+	local range
+	range=$(knob_range "$1")
+	if [ -z "$range" ]; then
+		ktap_print_msg "modinfo declares no range for $1"
+		return 1
+	fi
+	# shellcheck disable=SC2086 # "MIN MAX"
+	check_uint_knob "$1" $range
+}
+
+# name_knob_case NAME: check_name_knob over the names the module declares
+name_knob_case() {
+	local names
+	names=$(knob_names "$1")
+	if [ -z "$names" ]; then
+		ktap_print_msg "modinfo declares no names for $1"
+		return 1
+	fi
+	# shellcheck disable=SC2086 # a list
+	check_name_knob "$1" $names
+}
+
 # --- test cases ------------------------------------------------------------
 
 test_load() {
@@ -124,12 +165,22 @@ test_file_modes() {
 	return $bad
 }
 
+# every knob at the default modinfo gives it; cpus all online, and the
+# generator and the probe stopped
 test_defaults() {
-	[ "$(cat $D/order)" = 3 ] && [ "$(cat $D/mode)" = frag ] &&
-		[ "$(cat $D/context)" = hardirq ] && [ "$(cat $D/run)" = 0 ] &&
-		[ "$(cat $D/probe)" = 0 ] &&
-		[ "$(cat $D/probe_period_us)" = 1000 ] &&
-		[ "$(cat $D/cpus)" = "$(cat /sys/devices/system/cpu/online)" ]
+	local f k want bad=0 n=0
+	for f in "$D"/*; do
+		k=${f##*/}
+		want=$(knob_default "$k")
+		[ -n "$want" ] || want=$(knob_names "$k" | awk '{ print $1 }')
+		[ -n "$want" ] || continue
+		n=$((n + 1))
+		[ "$(cat "$f")" = "$want" ] || { ktap_print_msg "$k is $(cat "$f"), not $want"; bad=1; }
+	done
+	[ "$n" -ge 10 ] || { ktap_print_msg "only $n knobs have a default in modinfo"; bad=1; }
+	[ "$(cat $D/run)" = 0 ] && [ "$(cat $D/probe)" = 0 ] &&
+		[ "$(cat $D/cpus)" = "$(cat /sys/devices/system/cpu/online)" ] || bad=1
+	return $bad
 }
 
 # uint knob: min and max accepted, below/above range, garbage, negative,
@@ -400,19 +451,19 @@ main() {
 		ktap_skip_all "highorder_stress: needs root and HIGHORDER_STRESS_KO (got '$KO')"
 		exit "$KSFT_SKIP"
 	fi
-	ktap_set_plan 38
+	ktap_set_plan 40
 	ktap_test_result "load" test_load
 	ktap_test_result "file modes" test_file_modes
 	ktap_test_result "defaults" test_defaults
-	ktap_test_result "knob order" check_uint_knob order 1 "$(max_page_order)"
-	ktap_test_result "knob rate" check_uint_knob rate 1 1000000
-	ktap_test_result "knob burst" check_uint_knob burst 1 1024
-	ktap_test_result "knob hold" check_uint_knob hold 0 1048576
-	ktap_test_result "knob duration_ms" check_uint_knob duration_ms 0 86400000
-	ktap_test_result "knob probe_period_us" check_uint_knob probe_period_us 10 1000000
-	ktap_test_result "knob probe_threshold_us" check_uint_knob probe_threshold_us 1 10000000
-	ktap_test_result "knob mode" check_name_knob mode atomic frag nowait nokswapd
-	ktap_test_result "knob context" check_name_knob context hardirq softirq thread
+	ktap_test_result "knob order: modinfo's range ends at MAX_PAGE_ORDER" \
+		order_range_is_buddy
+	local k
+	for k in order rate burst hold max_held_mb duration_ms probe_period_us \
+		probe_threshold_us; do
+		ktap_test_result "knob $k" uint_knob_case "$k"
+	done
+	ktap_test_result "knob mode" name_knob_case mode
+	ktap_test_result "knob context" name_knob_case context
 	ktap_test_result "knob cpus" test_knob_cpus
 	ktap_test_result "knob warn" test_knob_warn
 	ktap_test_result "run and probe reject bad input" test_bad_run_and_probe
