@@ -91,6 +91,22 @@ check_uint() {
 	done
 }
 
+# guest_fs_args DIR: the QEMU options that give a guest the host's root
+# file system, read-only, and the run directory DIR, read-write, over 9p
+# (scripts/vm-run, scripts/lava-job)
+guest_fs_args() {
+	echo "-fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap" \
+		"-device virtio-9p-pci,fsdev=hostroot,mount_tag=/dev/root" \
+		"-fsdev local,id=vmrun,path=$1,security_model=none" \
+		"-device virtio-9p-pci,fsdev=vmrun,mount_tag=vmrun"
+}
+
+# guest_cmdline DIR: the kernel command line that boots from that root,
+# with scripts/vm-init as PID 1 running DIR/vm-run.command
+guest_cmdline() {
+	echo "console=ttyS0 root=/dev/root rootfstype=9p rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose ro init=$TOP/scripts/vm-init panic=-1 loglevel=5 VMRUN_DIR=$1"
+}
+
 # vm_args FILE...: the extra vm-run options a workload or selftest program
 # asks for in a "# vm-args: OPTIONS" line (the first one), or nothing.
 vm_args() { cat "$@" 2>/dev/null | sed -n 's/^# vm-args: //p' | head -n 1; }
@@ -216,6 +232,37 @@ config_fragments() {
 # ("../mm/compaction.c"), so every variant compiles the same command lines
 # and ccache serves one variant's objects to the next.
 kernel_obj_dir() { echo "$SRC_DIR/$(variant_name "$1")/obj-$CONFIG"; }
+
+# install_selftests DIR: the selftests, with the kernel tree's kselftest
+# runner and KTAP helpers, as "make install" of tools/testing/selftests
+# would lay them out
+install_selftests() {
+	local tree
+	tree=$(dirname "$(kernel_obj_dir "$VARIANT")")
+	make -s --no-print-directory -C "$TOP/selftests" install INSTALL_PATH="$1" \
+		KSELFTEST_DIR="$tree/tools/testing/selftests" ||
+		die "could not install the selftests to $1"
+}
+
+# known_failures: the series' list of selftest cases it is known to fail
+# (patches/SERIES/known-failures: "COLLECTION CASE reason" lines), or
+# nothing
+known_failures() {
+	[ ! -f "$SERIES_DIR/known-failures" ] || echo "$SERIES_DIR/known-failures"
+}
+
+# selftests_argv KO DIR TESTS...: set SELFTESTS_ARGV to the guest command
+# that runs TESTS (selftests/run) from DIR, where install_selftests put
+# them, with KO as the module (scripts/check, scripts/lava-job)
+selftests_argv() {
+	local ko=$1 dir=$2
+	shift 2
+	SELFTESTS_ARGV=(env HIGHORDER_STRESS_KO="$ko" SELFTESTS="$*"
+		KNOWN_FAILURES="$(known_failures)"
+		KERNEL_TREE="$(dirname "$(kernel_obj_dir "$VARIANT")")"
+		KERNEL_OBJ="$(kernel_obj_dir "$VARIANT")"
+		"$TOP/selftests/run" "$dir")
+}
 
 # Select the base (and check CONFIG) when sourced, so that a bad value
 # stops every script at once; install-deps needs neither.
