@@ -123,28 +123,20 @@ order_range_is_buddy() {
 		{ ktap_print_msg "modinfo says order is ${range:-?}, buddyinfo has 1..$(max_page_order)"; return 1; }
 }
 
-# uint_knob_case NAME: check_uint_knob over the range the module declares
-uint_knob_case() {
-	local range
-	range=$(knob_range "$1")
-	if [ -z "$range" ]; then
-		ktap_print_msg "modinfo declares no range for $1"
+# declared_case range|names NAME: check_uint_knob over the range, or
+# check_name_knob over the names, that the module declares for NAME
+declared_case() {
+	local what=$1 knob=$2 decl
+	decl=$("knob_$what" "$knob")
+	if [ -z "$decl" ]; then
+		ktap_print_msg "modinfo declares no $what for $knob"
 		return 1
 	fi
-	# shellcheck disable=SC2086 # "MIN MAX"
-	check_uint_knob "$1" $range
-}
-
-# name_knob_case NAME: check_name_knob over the names the module declares
-name_knob_case() {
-	local names
-	names=$(knob_names "$1")
-	if [ -z "$names" ]; then
-		ktap_print_msg "modinfo declares no names for $1"
-		return 1
-	fi
-	# shellcheck disable=SC2086 # a list
-	check_name_knob "$1" $names
+	# shellcheck disable=SC2086 # "MIN MAX", or a list of names
+	case $what in
+	range) check_uint_knob "$knob" $decl ;;
+	names) check_name_knob "$knob" $decl ;;
+	esac
 }
 
 # --- test cases ------------------------------------------------------------
@@ -460,10 +452,10 @@ main() {
 	local k
 	for k in order rate burst hold max_held_mb duration_ms probe_period_us \
 		probe_threshold_us; do
-		ktap_test_result "knob $k" uint_knob_case "$k"
+		ktap_test_result "knob $k" declared_case range "$k"
 	done
-	ktap_test_result "knob mode" name_knob_case mode
-	ktap_test_result "knob context" name_knob_case context
+	ktap_test_result "knob mode" declared_case names mode
+	ktap_test_result "knob context" declared_case names context
 	ktap_test_result "knob cpus" test_knob_cpus
 	ktap_test_result "knob warn" test_knob_warn
 	ktap_test_result "run and probe reject bad input" test_bad_run_and_probe
