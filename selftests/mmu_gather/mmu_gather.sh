@@ -1,0 +1,106 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vm-args: --cpus 1
+#
+# Does munmap() of THP memory reach a reschedule point every 512 base
+# pages, or every 512 THPs?  tlb_batch_pages_flush() frees the pages it
+# gathered in chunks, one free_pages_and_swap_cache() call each, with
+# cond_resched() in between; on a kernel without preemption
+# (PREEMPT_VOLUNTARY, 6.12's Debian default) a task woken meanwhile waits
+# for the chunk.  A PMD-mapped THP is gathered as one entry.
+#
+# Counts, not times: a process faults in THP_MB of MADV_HUGEPAGE memory
+# and unmaps it; in it, every call of free_pages_and_swap_cache() (the
+# function tracer) and every page freed (kmem:mm_page_free, with its
+# order) is traced, and the base pages freed from one call to the next
+# are summed.  Passes if no chunk freed more than 1023 pages: the limit
+# (MAX_NR_PAGES_PER_FREE, 512) counted in base pages ends a chunk at the
+# first entry that reaches it, so at most 511 + 512.  Vanilla 6.12 fails
+# it, with chunks of hundreds of THPs.  On 7.2 the chunk's size does not
+# hold a woken task off the CPU (every x86 model preempts), which
+# patches/7.2/known-failures says.  It fails as not exercised if fewer
+# than 16 THPs were faulted, and skips without THP or the tracing it needs.
+#
+# Environment (default):
+#   THP_MB     memory to fault in as THPs and unmap, MiB [256]
+#   TRACE_KB   trace buffer per CPU, KiB [65536]
+set -u
+DIR=$(cd "$(dirname "$0")" && pwd)
+. "$DIR/../lib/ktap.sh"
+THP_MB=${THP_MB:-256}
+TRACE_KB=${TRACE_KB:-65536}
+T=$TRACEFS
+FN=free_pages_and_swap_cache
+EVENT=kmem/mm_page_free
+# twice MAX_NR_PAGES_PER_FREE, less one
+LIMIT=1023
+DESC="mmu_gather: munmap() of THPs frees at most 1023 base pages between reschedule points"
+
+cleanup() {
+	trace_events 0 "$EVENT"
+	[ ! -w "$T/events/$EVENT/filter" ] || echo 0 >"$T/events/$EVENT/filter"
+	[ ! -w "$T/current_tracer" ] || echo nop >"$T/current_tracer"
+	[ ! -w "$T/set_ftrace_filter" ] || echo >"$T/set_ftrace_filter"
+	[ ! -w "$T/set_ftrace_pid" ] || echo >"$T/set_ftrace_pid"
+	trace_buffer_restore
+}
+trap cleanup EXIT
+
+skip_all() {
+	ktap_skip_all "$DESC: $1"
+	exit "$KSFT_SKIP"
+}
+
+# chunks: from the trace, "CHUNKS MAX", the calls of FN and the most base
+# pages freed from one to the next (or to the end of the trace)
+chunks() {
+	awk -v fn="$FN" '
+	function close_chunk() { if (open && n > max) max = n; n = 0 }
+	$0 ~ (": " fn " <-") { close_chunk(); open = 1; calls++; next }
+	/ mm_page_free: / && open {
+		match($0, /order=[0-9]+/); n += 2 ^ substr($0, RSTART + 6, RLENGTH - 6)
+	}
+	END { close_chunk(); print calls + 0, max + 0 }' "$T/trace"
+}
+
+main() {
+	local before after thps calls max lost
+	ktap_print_header
+	! thp_off || skip_all "no transparent huge pages"
+	[ -z "$(trace_missing "$EVENT")" ] || skip_all "no trace event $EVENT"
+	grep -qx "$FN" "$T/available_filter_functions" 2>/dev/null ||
+		skip_all "the function tracer cannot trace $FN()"
+	ktap_require_uint 16 THP_MB
+	ktap_require_uint 1 TRACE_KB
+	ktap_set_plan 1
+	trace_buffer_set "$TRACE_KB"
+	echo "$FN" >"$T/set_ftrace_filter"
+	before=$(vmstat_snapshot thp_fault_alloc)
+	# the process names itself to both tracers, then becomes thp-fault
+	(
+		echo "$BASHPID" >"$T/set_ftrace_pid"
+		echo "common_pid == $BASHPID" >"$T/events/$EVENT/filter"
+		echo function >"$T/current_tracer"
+		trace_events 1 "$EVENT"
+		exec "$GUEST/thp-fault" --mb "$THP_MB"
+	) >/dev/null
+	trace_events 0 "$EVENT"
+	after=$(vmstat_snapshot thp_fault_alloc)
+	thps=$(vmstat_delta "$before" "$after" | awk '$1 == "thp_fault_alloc:" { print $2 }')
+	lost=$(trace_overruns)
+	read -r calls max < <(chunks)
+	# only now: a change of tracer empties the buffer
+	echo nop >"$T/current_tracer"
+	ktap_print_msg "${thps:-0} THPs faulted and unmapped; $calls calls of $FN()," \
+		"at most $max base pages freed in one"
+	if [ "$lost" -gt 0 ]; then
+		ktap_test_skip "$DESC: the trace buffer dropped $lost events; raise TRACE_KB"
+	elif [ "${thps:-0}" -lt 16 ] || [ "$calls" -eq 0 ]; then
+		ktap_test_fail "$DESC: too few THPs faulted (${thps:-0}), nothing measured"
+	else
+		ktap_test_result "$DESC" [ "$max" -le "$LIMIT" ]
+	fi
+	ktap_finished
+}
+
+main
