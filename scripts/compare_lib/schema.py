@@ -20,6 +20,7 @@ DIRECTIONS = [
     ("thp_after_faults", NEUTRAL),
     ("thp_faults", HIGHER),
     ("thp_fault_rounds", NEUTRAL),
+    ("thp_unmap_mb", NEUTRAL),
     ("order3_allocs", NEUTRAL),
     ("sched_lat_samples", NEUTRAL),
     ("_per_s", HIGHER),
