@@ -14,15 +14,16 @@
 # Counts, not times: in a trace instance of its own, the thread's
 # switches out in D state (sched:sched_switch), its wakings
 # (sched:sched_waking) and every migration entry removed
-# (migrate:remove_migration_pte, one per page table entry remapped) are
-# traced; for each sleep, the entries remapped before the thread was woken
-# are counted.  The case passes if no sleep saw more than
-# COMPACT_CLUSTER_MAX (32, include/linux/swap.h), the folios compaction
-# isolates and migrates at a time: a thread that waits for its own folio
-# sees that one remapped, and at most what another compacting task remaps
-# meanwhile on the same CPU.  Vanilla 7.2 fails it (2,064 entries in one
-# sleep), as the batches hold the thread's folio unmapped while their
-# other folios get destinations and copies.  It fails as not
+# (migrate:remove_migration_pte, one per page table entry remapped, with
+# the pte and the folio's order) are traced; for each sleep, the folios
+# remapped before the thread was woken are counted (a large folio once,
+# however many of its entries are remapped).  The case passes if no sleep
+# saw more than COMPACT_CLUSTER_MAX (32, include/linux/swap.h), the folios
+# compaction isolates and migrates at a time: a thread that waits for its
+# own folio sees that one remapped, and at most what another compacting
+# task remaps meanwhile on the same CPU.  Vanilla 7.2 fails it (2,064
+# entries in one sleep), as the batches hold the thread's folio unmapped
+# while their other folios get destinations and copies.  It fails as not
 # exercised if none of the thread's pages moved (their pfns, from
 # /proc/PID/pagemap, before and after), and skips when mlocked pages are
 # not migrated (compact_unevictable_allowed 0, PREEMPT_RT's default), or
@@ -87,11 +88,22 @@ PY
 }
 
 # waits_per_sleep: from the instance's trace, "SLEEPS MAX", the thread's D
-# sleeps and the most entries remapped in one before its waking
+# sleeps and the most folios remapped in one before its waking.  A
+# folio is its first pfn: the pte's bits 12-51 (hex digits 4-13 of 16),
+# rounded down to its order.
 waits_per_sleep() {
 	awk '
-	/ sched_switch: / { asleep = 1; n = 0; next }
-	/ remove_migration_pte: / { if (asleep) n++; next }
+	function hex(h,  i, v) { v = 0; for (i = 1; i <= length(h); i++) v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1; return v }
+	/ sched_switch: / { asleep = 1; n = 0; split("", seen); next }
+	/ remove_migration_pte: / {
+		if (!asleep) next
+		match($0, /pte=[0-9a-f]+/); pte = substr($0, RSTART + 4, RLENGTH - 4)
+		pte = substr("0000000000000000" pte, length(pte) + 1)
+		match($0, /order=[0-9]+/); order = substr($0, RSTART + 6, RLENGTH - 6)
+		folio = int(hex(substr(pte, 4, 10)) / 2 ^ order)
+		if (!(folio in seen)) { seen[folio] = 1; n++ }
+		next
+	}
 	/ sched_waking: / { if (asleep) { sleeps++; if (n > max) max = n } asleep = 0; next }
 	END { print sleeps + 0, max + 0 }' "$I/trace"
 }
@@ -129,7 +141,7 @@ main() {
 		($1 in pfn) && pfn[$1] != $2 { n++ } END { print n + 0 }' <(echo "$before") -)
 	read -r sleeps max < <(waits_per_sleep)
 	ktap_print_msg "$THP_MB MiB of THP faults; $moved of the thread's pages moved;" \
-		"$sleeps sleeps in D state, at most $max entries remapped in one"
+		"$sleeps sleeps in D state, at most $max folios remapped in one"
 	if [ "$(trace_overruns "$I")" -gt 0 ]; then
 		ktap_test_skip "$DESC: the trace buffer dropped events; raise TRACE_KB"
 	elif [ "$moved" -eq 0 ]; then
