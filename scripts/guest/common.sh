@@ -299,6 +299,30 @@ trace_events() {
 	done
 }
 
+# function_traceable FN: true if the function tracer can trace FN (built
+# in, and not inlined)
+function_traceable() { grep -qx "$1" "$TRACEFS/available_filter_functions" 2>/dev/null; }
+
+# function_trace_on FN [stack]: the function tracer on FN alone, with a
+# stack trace at each call if asked; fails if FN cannot be traced.  A
+# change of tracer empties the buffer, so read it before function_trace_off.
+function_trace_on() {
+	function_traceable "$1" || return 1
+	echo "$1" >"$TRACEFS/set_ftrace_filter" &&
+		echo function >"$TRACEFS/current_tracer" &&
+		echo "$([ "${2:-}" = stack ] && echo 1 || echo 0)" >"$TRACEFS/options/func_stack_trace"
+}
+
+# function_trace_off: back to nop, with no function or pid filter
+function_trace_off() {
+	local f
+	[ ! -w "$TRACEFS/options/func_stack_trace" ] || echo 0 >"$TRACEFS/options/func_stack_trace"
+	[ ! -w "$TRACEFS/current_tracer" ] || echo nop >"$TRACEFS/current_tracer"
+	for f in set_ftrace_filter set_ftrace_pid; do
+		[ ! -w "$TRACEFS/$f" ] || echo >"$TRACEFS/$f"
+	done
+}
+
 # trace_missing EVENT...: print the first EVENT this kernel cannot trace
 trace_missing() {
 	local e

@@ -16,7 +16,7 @@
 # are summed.  Passes if no chunk freed more than 1023 pages: the limit
 # (MAX_NR_PAGES_PER_FREE, 512) counted in base pages ends a chunk at the
 # first entry that reaches it, so at most 511 + 512.  Vanilla 6.12 fails
-# it, with chunks of hundreds of THPs.  On 7.2 the chunk's size does not
+# it, with chunks of over a hundred THPs.  On 7.2 the chunk's size does not
 # hold a woken task off the CPU (every x86 model preempts), which
 # patches/7.2/known-failures says.  It fails as not exercised if fewer
 # than 16 THPs were faulted, and skips without THP or the tracing it needs.
@@ -39,9 +39,7 @@ DESC="mmu_gather: munmap() of THPs frees at most 1023 base pages between resched
 cleanup() {
 	trace_events 0 "$EVENT"
 	[ ! -w "$T/events/$EVENT/filter" ] || echo 0 >"$T/events/$EVENT/filter"
-	[ ! -w "$T/current_tracer" ] || echo nop >"$T/current_tracer"
-	[ ! -w "$T/set_ftrace_filter" ] || echo >"$T/set_ftrace_filter"
-	[ ! -w "$T/set_ftrace_pid" ] || echo >"$T/set_ftrace_pid"
+	function_trace_off
 	trace_buffer_restore
 }
 trap cleanup EXIT
@@ -68,19 +66,18 @@ main() {
 	ktap_print_header
 	! thp_off || skip_all "no transparent huge pages"
 	[ -z "$(trace_missing "$EVENT")" ] || skip_all "no trace event $EVENT"
-	grep -qx "$FN" "$T/available_filter_functions" 2>/dev/null ||
+	function_traceable "$FN" ||
 		skip_all "the function tracer cannot trace $FN()"
 	ktap_require_uint 16 THP_MB
 	ktap_require_uint 1 TRACE_KB
 	ktap_set_plan 1
 	trace_buffer_set "$TRACE_KB"
-	echo "$FN" >"$T/set_ftrace_filter"
 	before=$(vmstat_snapshot thp_fault_alloc)
 	# the process names itself to both tracers, then becomes thp-fault
 	(
 		echo "$BASHPID" >"$T/set_ftrace_pid"
 		echo "common_pid == $BASHPID" >"$T/events/$EVENT/filter"
-		echo function >"$T/current_tracer"
+		function_trace_on "$FN"
 		trace_events 1 "$EVENT"
 		exec "$GUEST/thp-fault" --mb "$THP_MB"
 	) >/dev/null
@@ -90,7 +87,7 @@ main() {
 	lost=$(trace_overruns)
 	read -r calls max < <(chunks)
 	# only now: a change of tracer empties the buffer
-	echo nop >"$T/current_tracer"
+	function_trace_off
 	ktap_print_msg "${thps:-0} THPs faulted and unmapped; $calls calls of $FN()," \
 		"at most $max base pages freed in one"
 	if [ "$lost" -gt 0 ]; then

@@ -82,20 +82,6 @@ skip_all() {
 	exit "$KSFT_SKIP"
 }
 
-# function_trace_on FN: the function tracer on FN alone; fails if this
-# kernel cannot trace FN (not built with it, or inlined)
-function_trace_on() {
-	grep -qx "$1" "$T/available_filter_functions" 2>/dev/null || return 1
-	echo "$1" >"$T/set_ftrace_filter" && echo function >"$T/current_tracer" &&
-		echo 1 >"$T/options/func_stack_trace"
-}
-
-function_trace_off() {
-	[ ! -w "$T/options/func_stack_trace" ] || echo 0 >"$T/options/func_stack_trace"
-	[ ! -w "$T/current_tracer" ] || echo nop >"$T/current_tracer"
-	[ ! -w "$T/set_ftrace_filter" ] || echo >"$T/set_ftrace_filter"
-}
-
 # From CPU 0's trace: "PERIODS BLOCKS HOLDS WHERE", the periods of the
 # thread (a timer start, then the switch to it), and the most blocks
 # drained and the most zone->lock holds begun (HOLD_FN called) in one of
@@ -180,7 +166,7 @@ case_compact_memory() {
 	local tid=$1 batch lost periods blocks holds where
 	batch=$(pcp_largest_batch)
 	# the holds' callers are only a diagnosis here: trace them if we can
-	function_trace_on "$HOLD_FN" || true
+	function_trace_on "$HOLD_FN" stack || true
 	read -r lost periods blocks holds where < <(traced_run "$tid" compact_memory)
 	function_trace_off
 	ktap_print_msg "$(sed -n 's/^fragment: //p' "$FRAG_LOG");" \
@@ -201,7 +187,7 @@ case_thp_faults() {
 		ktap_test_fail "$DESC2: fragment died: $(tail -n 1 "$FRAG_LOG")"
 		return
 	fi
-	if ! function_trace_on "$HOLD_FN"; then
+	if ! function_trace_on "$HOLD_FN" stack; then
 		ktap_test_skip "$DESC2: the function tracer cannot trace $HOLD_FN()"
 		return
 	fi
