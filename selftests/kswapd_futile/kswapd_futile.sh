@@ -1,0 +1,165 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vm-args: --timing icount
+#
+# Does kswapd stop reclaiming for a high order that compaction keeps
+# failing at, while order-0 memory is plentiful?  Memory is filled with
+# anonymous pages, one page in every 32 KiB is freed and the rest mlocked,
+# with vm.compact_unevictable_allowed at 0 for the test: then no order-3
+# block can be freed by reclaim (each free page sits between locked ones)
+# or made by compaction (locked pages may not move), while the free pages
+# keep order 0 above its watermarks.  highorder_stress makes order-3
+# GFP_ATOMIC "frag" requests from hardirq, held until HOLD later ones, so
+# that the large free blocks left outside the fill are used up and later
+# requests fail; each that fails its watermark check may wake kswapd at
+# order 3.  Traced, in order: compaction:mm_compaction_defer_compaction,
+# mm_compaction_deferred and mm_compaction_defer_reset, which show a
+# zone's deferral state (the lowest order compaction failed at since its
+# last success, and the deferral limit), and vmscan:mm_vmscan_kswapd_wake,
+# one per kswapd reclaim pass, with its order.
+#
+# Case 1: while compaction is failing at an order (limit above 1 and the
+# order at or above the failed order, in every zone the events name),
+# kswapd starts no reclaim pass at that order, but one per failure: a
+# request raised kswapd's order before compaction failed.  Vanilla 6.12
+# and 7.2 start a pass for every request that finds kswapd asleep.
+# Skipped, with the reason, if compaction never failed (nothing to test)
+# or if MemFree ended below the zones' high watermarks (kswapd then had
+# order-0 work, which the series leaves alone).
+#
+# Environment (default):
+#   HIGHORDER_STRESS_KO   path of highorder_stress.ko (required)
+#   FRAG_MB               memory to fill, MiB [MemFree - 300]
+#   RATE                  order-3 requests per second [2000]
+#   HOLD                  requests held [16384: 512 MiB, more than the
+#                         free memory outside the fill]
+#   SECONDS_RUN           how long the requests run, s [10]
+set -u
+DIR=$(cd "$(dirname "$0")" && pwd)
+. "$DIR/../lib/ktap.sh"
+KO=${HIGHORDER_STRESS_KO:-}
+FRAG_MB=${FRAG_MB:-$(($(meminfo_mb MemFree) - 300))}
+RATE=${RATE:-2000}
+HOLD=${HOLD:-16384}
+SECONDS_RUN=${SECONDS_RUN:-10}
+EVENTS=(compaction/mm_compaction_defer_compaction compaction/mm_compaction_deferred
+	compaction/mm_compaction_defer_reset vmscan/mm_vmscan_kswapd_wake)
+D=/sys/kernel/debug/highorder_stress
+OUT=$(mktemp -d)
+
+cleanup() {
+	rmmod highorder_stress 2>/dev/null
+	trace_events 0 "${EVENTS[@]}"
+	trace_buffer_restore
+	stop_fragment
+	sysctl_restore_all
+	rm -rf "$OUT"
+}
+trap cleanup EXIT
+
+# skip_all REASON: the test cannot run here
+skip_all() {
+	ktap_skip_all "kswapd_futile: $1"
+	exit "$KSFT_SKIP"
+}
+
+# high_wmark_mb: the zones' high watermarks, summed, MiB
+high_wmark_mb() {
+	awk '$1 == "high" && !done[zone]++ { n += $2 } $1 == "Node" { zone = $4 }
+		END { print int(n * 4 / 1024) }' /proc/zoneinfo
+}
+
+# futile_passes: "PASSES FAILURES EXCESS" from the trace: kswapd passes
+# at an order above 0, compaction failures (transitions into failing),
+# and passes at an order compaction was failing at beyond the one each
+# failure allows
+futile_passes() {
+	awk '
+	function failing(o,  z, n) {
+		n = 0
+		for (z in from) {
+			if (limit[z] <= 1 || o < from[z])
+				return 0
+			n++
+		}
+		return n > 0
+	}
+	/mm_compaction_(defer_compaction|deferred|defer_reset):/ {
+		zone = ""; f = ""; l = ""
+		for (i = 1; i <= NF; i++) {
+			if ($i ~ /^zone=/) zone = substr($i, 6)
+			if ($i ~ /^order_failed=/) f = substr($i, 14)
+			if ($i ~ /^limit=/) l = substr($i, 7)
+		}
+		was = failing(3)
+		from[zone] = f + 0; limit[zone] = l + 0
+		if (!was && failing(3)) { failures++; allowance = 1 }
+		next
+	}
+	/mm_vmscan_kswapd_wake:/ {
+		o = 0
+		for (i = 1; i <= NF; i++)
+			if ($i ~ /^order=/) o = substr($i, 7) + 0
+		if (o == 0)
+			next
+		passes++
+		if (!failing(o))
+			next
+		if (allowance) allowance = 0
+		else excess++
+	}
+	END { printf "%d %d %d\n", passes, failures, excess }' "$OUT/trace"
+}
+
+main() {
+	local passes failures excess free_mb high_mb missing
+	ktap_print_header
+	ktap_require_uint 1 FRAG_MB RATE HOLD SECONDS_RUN
+	if [ -z "$KO" ] || [ ! -f "$KO" ]; then
+		skip_all "needs HIGHORDER_STRESS_KO (got '$KO')"
+	fi
+	! kernel_is_rt ||
+		skip_all "its load is order-3 allocations from hardirq, which PREEMPT_RT cannot make"
+	missing=$(trace_missing "${EVENTS[@]}")
+	[ -z "$missing" ] || skip_all "this kernel cannot trace $missing"
+	[ -w /proc/sys/vm/compact_unevictable_allowed ] ||
+		skip_all "no vm.compact_unevictable_allowed (CONFIG_COMPACTION=n)"
+	[ "$FRAG_MB" -ge 512 ] ||
+		skip_all "only $FRAG_MB MiB to fill: the test needs a 2 GiB guest"
+	ktap_set_plan 1
+	sysctl_set vm.compact_unevictable_allowed 0
+	start_fragment --mb "$FRAG_MB" --pattern stride --stride 8 --mlock >/dev/null ||
+		ktap_exit_fail_msg "kswapd_futile: the fill failed"
+	trace_buffer_set 8192
+	trace_events 1 "${EVENTS[@]}"
+	insmod "$KO" cpus=0 order=3 mode=frag context=hardirq rate="$RATE" \
+		burst=8 hold="$HOLD" duration_ms=$((SECONDS_RUN * 1000)) \
+		max_held_mb=$((HOLD * 32 / 1024 + 64)) ||
+		ktap_exit_fail_msg "kswapd_futile: insmod failed"
+	echo 1 >"$D/run"
+	while [ "$(cat "$D/run")" = 1 ]; do
+		sleep 1
+	done
+	free_mb=$(meminfo_mb MemFree)
+	trace_events 0 "${EVENTS[@]}"
+	cp "$TRACEFS/trace" "$OUT/trace"
+	ktap_print_msg "kswapd_futile: highorder_stress: $(grep -E '^order3_(attempts|successes):' "$D/stats" | tr '\n' ' ')"
+	rmmod highorder_stress
+	high_mb=$(high_wmark_mb)
+	read -r passes failures excess < <(futile_passes)
+	ktap_print_msg "kswapd_futile: $passes kswapd passes at order > 0," \
+		"$failures compaction failures, $excess passes at an order compaction was failing at;" \
+		"MemFree $free_mb MiB at the end, high watermarks $high_mb MiB;" \
+		"$(trace_overruns) trace events lost"
+	if [ "$failures" -eq 0 ]; then
+		ktap_test_skip "kswapd_futile: kswapd starts no pass at an order compaction fails at: compaction never failed ($passes passes)"
+	elif [ "$free_mb" -le "$high_mb" ]; then
+		ktap_test_skip "kswapd_futile: kswapd starts no pass at an order compaction fails at: MemFree $free_mb MiB ended at or below the high watermarks ($high_mb MiB), so kswapd had order-0 work"
+	else
+		ktap_test_result "kswapd_futile: kswapd starts no pass at an order compaction fails at" \
+			[ "$excess" -eq 0 ]
+	fi
+	ktap_finished
+}
+
+main
