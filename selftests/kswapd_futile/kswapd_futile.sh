@@ -1,6 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vm-args: --timing icount
+# vm-args: --timing icount --memory 2G
+#
+# (The memory option, which is the default, gives the test a VM of its
+# own: it leaves compaction's failure record and kswapd's state behind,
+# and kswapd_gating, run after it in a shared VM on 6.12, then saw
+# kswapd never woken.)
 #
 # Does kswapd stop reclaiming for a high order that compaction keeps
 # failing at, while order-0 memory is plentiful?  Memory is filled with
