@@ -4,8 +4,8 @@
 #
 # (The memory option, which is the default, gives the test a VM of its
 # own: it leaves compaction's failure record and kswapd's state behind,
-# and kswapd_gating, run after it in a shared VM on 6.12, then saw
-# kswapd never woken.)
+# and kswapd_gating, run after it in a shared VM on 6.12 with the kswapd
+# patch tried, then saw kswapd never woken.)
 #
 # Does kswapd stop reclaiming for a high order that compaction keeps
 # failing at, while order-0 memory is plentiful?  Memory is filled with
@@ -31,8 +31,9 @@
 # first failure.  Vanilla 6.12 and 7.2 start a pass for most requests
 # that find kswapd asleep (7.2: 155, 6.12: 88).  Neither series carries
 # a kswapd patch (known-failures); the one tried,
-# patches/7.2/experiments/kswapd-defer-with-compaction.patch, fails it
-# too (177), since it lets kswapd back at every failed retry.
+# patches/7.2/experiments/kswapd-defer-with-compaction.patch, started
+# more passes than vanilla (177), since it lets kswapd back at every
+# failed retry.
 # Skipped, with the reason, if kswapd started no high-order pass at all
 # (seen on 6.12: the requests' wakeups then never reached it), if
 # compaction never failed (nothing to test)
