@@ -155,6 +155,25 @@ make_page_cache() {
 	cat /mnt/scratch/cache >/dev/null
 }
 
+# frag_load KO RATE HOLD SECONDS: load highorder_stress for order-3
+# GFP_ATOMIC "frag" requests from hardirq on CPU 0, RATE a second in
+# bursts of 8, each held until HOLD later ones, for SECONDS; the cap on
+# held memory is set so that it does not bind (the ring is the in-flight
+# buffer pool).  frag_run starts them.
+frag_load() {
+	insmod "$1" cpus=0 order=3 mode=frag context=hardirq rate="$2" \
+		burst=8 hold="$3" duration_ms=$(($4 * 1000)) \
+		max_held_mb=$(($3 * 32 / 1024 + 64))
+}
+
+# frag_run: start the loaded requests and wait until they end
+frag_run() {
+	echo 1 >/sys/kernel/debug/highorder_stress/run
+	while [ "$(cat /sys/kernel/debug/highorder_stress/run)" = 1 ]; do
+		sleep 1
+	done
+}
+
 # sysctl_set NAME VALUE: set /proc/sys/NAME (dots or slashes) and remember
 # its old value for sysctl_restore_all.
 SYSCTL_SAVED=

@@ -145,14 +145,9 @@ main() {
 		ktap_exit_fail_msg "kswapd_futile: the fill failed"
 	trace_buffer_set 8192
 	trace_events 1 "${EVENTS[@]}"
-	insmod "$KO" cpus=0 order=3 mode=frag context=hardirq rate="$RATE" \
-		burst=8 hold="$HOLD" duration_ms=$((SECONDS_RUN * 1000)) \
-		max_held_mb=$((HOLD * 32 / 1024 + 64)) ||
+	frag_load "$KO" "$RATE" "$HOLD" "$SECONDS_RUN" ||
 		ktap_exit_fail_msg "kswapd_futile: insmod failed"
-	echo 1 >"$D/run"
-	while [ "$(cat "$D/run")" = 1 ]; do
-		sleep 1
-	done
+	frag_run
 	free_mb=$(meminfo_mb MemFree)
 	trace_events 0 "${EVENTS[@]}"
 	cp "$TRACEFS/trace" "$OUT/trace"
