@@ -36,9 +36,10 @@
 #     policy rightly left the requests to it), or the node hopeless for
 #     reclaim (node_unreclaimable: vanilla sends such requests to
 #     kcompactd too), or every request served (none failed its
-#     watermark, so nothing had to wake anybody: seen on 7.2 under
-#     multi-threaded TCG, whose 6,616 requests in DURATION_MS fit in
-#     the free order-4 blocks); else it fails.  Series v5 fails it:
+#     watermark, so nothing had to wake anybody: the THP faults of case
+#     1 leave their memory free in large blocks, and on 7.2 under
+#     multi-threaded TCG 6,616 requests in 5 s and 11,172 in 10 s all
+#     fit in them); else it fails.  Series v5 fails it:
 #     its gate sent every such request to kcompactd, which was never
 #     woken either, and never raised kswapd's order.
 #  3. NUMA tiering promotion (numamigrate_isolate_folio() ->
@@ -55,8 +56,8 @@
 #   FRAG_MB               memory to fragment, MiB [MemFree - 250]
 #   HOLD                  order-4 allocations held [32768: more than the
 #                         free order-4 blocks, so that the last ones fail]
-#   DURATION_MS           how long case 2's requests run, ms [10000: at
-#                         the 1,300 a second multi-threaded TCG makes,
+#   DURATION_MS           how long case 2's requests run, ms [30000: at
+#                         the 1,100 a second multi-threaded TCG makes,
 #                         more than the free order-4 blocks hold]
 set -u
 DIR=$(cd "$(dirname "$0")" && pwd)
@@ -64,7 +65,7 @@ DIR=$(cd "$(dirname "$0")" && pwd)
 KO=${HIGHORDER_STRESS_KO:-}
 FRAG_MB=${FRAG_MB:-$(($(meminfo_mb MemFree) - 250))}
 HOLD=${HOLD:-32768}
-DURATION_MS=${DURATION_MS:-10000}
+DURATION_MS=${DURATION_MS:-30000}
 T=/sys/kernel/tracing
 KSWAPD=vmscan/mm_vmscan_wakeup_kswapd
 KCOMPACTD=compaction/mm_compaction_wakeup_kcompactd
