@@ -275,7 +275,9 @@ else
 fi
 [ -n "${LIB_NO_BASE:-}" ] || config_parts >/dev/null
 
-# Every entry point installs what is missing first (quick when nothing is).
+# Every entry point installs what is missing first (quick when nothing is),
+# except when asked only for its --help.
+case " $* " in *" -h "* | *" --help "*) DEPS_CHECKED=${DEPS_CHECKED:-help} ;; esac
 if [ -z "${DEPS_CHECKED:-}" ]; then
 	DEPS_CHECKED=1 "$TOP/scripts/install-deps" || exit 1
 	export DEPS_CHECKED=1
