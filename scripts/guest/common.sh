@@ -28,6 +28,9 @@ meminfo_mb() { echo $(($(sed -n "s/^$1: *\([0-9]*\) kB/\1/p" /proc/meminfo) / 10
 
 # vmstat_snapshot KEY...: "key value" lines, sorted, for vmstat_delta.
 vmstat_snapshot() { grep -E "^($(echo "$@" | tr ' ' '|')) " /proc/vmstat | sort; }
+# vmstat_value NAME: a /proc/vmstat counter, or nothing if this kernel has
+# no such counter
+vmstat_value() { sed -n "s/^$1 //p" /proc/vmstat; }
 
 # vmstat_delta BEFORE AFTER: "key: after - before" lines.
 vmstat_delta() {
