@@ -179,10 +179,10 @@ thp_defer_case() {
 	echo defer >"$THP/defrag"
 	# more than the free order-9 blocks hold: the last faults fail
 	mb=$(buddy_free_pages 9 | awk '{ s += $2 } END { printf "%d", s / 512 * 2 + 512 }')
-	fb0=$(sed -n 's/^thp_fault_fallback //p' /proc/vmstat)
+	fb0=$(vmstat_value thp_fault_fallback)
 	count_start
 	"$GUEST/thp-fault" --mb "$mb" >/dev/null
-	fb=$(($(sed -n 's/^thp_fault_fallback //p' /proc/vmstat) - fb0))
+	fb=$(($(vmstat_value thp_fault_fallback) - fb0))
 	k=$(hist_total "$KSWAPD" 9)
 	c=$(hist_total "$KCOMPACTD" 9)
 	count_stop
