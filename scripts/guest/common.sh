@@ -56,6 +56,21 @@ start_fragment() {
 	cat "$FRAG_LOG"
 }
 
+# fragment_alive: whether the fragmenter started by start_fragment still
+# runs.  If the OOM killer took it, its memory was freed in the middle of
+# the measurement, and the run's numbers describe another setup: say so and
+# return 1, for the caller to fail the run.
+fragment_alive() {
+	# a killed child stays a zombie until the shell reaps it
+	case $([ -z "$FRAG_PID" ] || ps -o stat= -p "$FRAG_PID") in
+	'' | Z*) ;;
+	*) return 0 ;;
+	esac
+	echo "${0##*/}: the fragmenter died during the run (vmstat oom_kill" \
+		"$(vmstat_value oom_kill); size the workload for the guest's memory)" >&2
+	return 1
+}
+
 # stop_fragment: kill the fragmenter (its memory is freed) and reap it
 stop_fragment() {
 	[ -n "$FRAG_PID" ] || return 0
