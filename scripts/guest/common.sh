@@ -37,6 +37,14 @@ vmstat_delta() {
 	join <(echo "$1") <(echo "$2") | awk '{ printf "%s: %d\n", $1, $3 - $2 }'
 }
 
+# tlb_shootdowns: TLB shootdown interrupts received, summed over CPUs:
+# the flushes other CPUs asked of them (x86's TLB row of /proc/interrupts),
+# or 0 where there is no such row.
+tlb_shootdowns() {
+	awk '$1 == "TLB:" { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i }
+		END { print s + 0 }' /proc/interrupts
+}
+
 # start_fragment ARGS...: run scripts/workloads/fragment in the background
 # and wait until its holes are punched; FRAG_PID is its PID and
 # FRAG_LOG the file with its output.  Returns 1 if it dies first.
