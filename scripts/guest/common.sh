@@ -11,6 +11,21 @@ FRAG_PID=
 # (highorder_stress refuses context=hardirq)
 kernel_is_rt() { uname -v | grep -qw PREEMPT_RT; }
 
+# preempt_model: the preemption model the kernel runs: rt on PREEMPT_RT;
+# with PREEMPT_DYNAMIC the one selected (none, voluntary, full or lazy,
+# in parentheses in debugfs's sched/preempt, which preempt= sets at boot);
+# else the model uname -v names (PREEMPT, PREEMPT_LAZY, ...), or none.
+preempt_model() {
+	local f=/sys/kernel/debug/sched/preempt
+	if kernel_is_rt; then
+		echo rt
+	elif [ -r "$f" ]; then
+		sed -n 's/.*(\([a-z]*\)).*/\1/p' "$f"
+	else
+		uname -v | grep -o 'PREEMPT[A-Z_]*' | head -n 1 | grep . || echo none
+	fi
+}
+
 # lru_gen_set VALUE: MGLRU on (y) or off (n, the classic LRU) for the
 # run, by /sys/kernel/mm/lru_gen/enabled; empty leaves the kernel's.
 # Prints the state after, for the metrics: "lru_gen_enabled: 0x..."
