@@ -235,10 +235,12 @@ sysctl_restore_all() {
 # What compacts, for the workloads that measure compaction: "memory",
 # echo 1 > compact_memory (whole zones, order -1); "thp-faults", THP_MB of
 # MADV_HUGEPAGE faults (thp-fault: direct compaction at order 9); or
-# "proactive", vm.compaction_proactiveness raised to PROACTIVENESS for
-# PROACTIVE_SECONDS (kcompactd in the background).
+# "proactive", vm.compaction_proactiveness raised to PROACTIVENESS [100]
+# for PROACTIVE_SECONDS (kcompactd in the background).  The default is
+# the trigger's own, TRIGGER_PROACTIVENESS: PROACTIVENESS itself stays
+# unset for the workloads that leave the sysctl at the kernel's (net).
 THP_MB=${THP_MB:-}
-PROACTIVENESS=${PROACTIVENESS:-100}
+TRIGGER_PROACTIVENESS=${PROACTIVENESS:-100}
 PROACTIVE_SECONDS=${PROACTIVE_SECONDS:-10}
 
 check_compaction_trigger() {
@@ -246,7 +248,7 @@ check_compaction_trigger() {
 	memory | thp-faults | proactive) ;;
 	*) echo "${0##*/}: bad compaction trigger '$1' (memory, thp-faults or proactive)" >&2; exit 2 ;;
 	esac
-	require_uint PROACTIVENESS PROACTIVE_SECONDS
+	require_uint TRIGGER_PROACTIVENESS PROACTIVE_SECONDS
 }
 
 # prepare_compaction_trigger TRIGGER, after the holes are punched: THP_MB
@@ -270,7 +272,7 @@ run_compaction_trigger() {
 		# while cyclictest is sampling, which v7's bench measured as
 		# the longest wait of the run.
 		read -r old </proc/sys/vm/compaction_proactiveness
-		echo "$PROACTIVENESS" >/proc/sys/vm/compaction_proactiveness
+		echo "$TRIGGER_PROACTIVENESS" >/proc/sys/vm/compaction_proactiveness
 		sleep "$PROACTIVE_SECONDS"
 		echo "$old" >/proc/sys/vm/compaction_proactiveness ;;
 	esac
