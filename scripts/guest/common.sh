@@ -14,7 +14,8 @@ kernel_is_rt() { uname -v | grep -qw PREEMPT_RT; }
 # preempt_model: the preemption model the kernel runs: rt on PREEMPT_RT;
 # with PREEMPT_DYNAMIC the one selected (none, voluntary, full or lazy,
 # in parentheses in debugfs's sched/preempt, which preempt= sets at boot);
-# else the model uname -v names (PREEMPT, PREEMPT_LAZY, ...), or none.
+# else "static" (a model fixed at build time, which uname -v does not
+# name reliably: the kernel config says which).
 preempt_model() {
 	local f=/sys/kernel/debug/sched/preempt
 	if kernel_is_rt; then
@@ -22,7 +23,7 @@ preempt_model() {
 	elif [ -r "$f" ]; then
 		sed -n 's/.*(\([a-z]*\)).*/\1/p' "$f"
 	else
-		uname -v | grep -o 'PREEMPT[A-Z_]*' | head -n 1 | grep . || echo none
+		echo static
 	fi
 }
 
@@ -248,7 +249,8 @@ check_compaction_trigger() {
 	memory | thp-faults | proactive) ;;
 	*) echo "${0##*/}: bad compaction trigger '$1' (memory, thp-faults or proactive)" >&2; exit 2 ;;
 	esac
-	require_uint TRIGGER_PROACTIVENESS PROACTIVE_SECONDS
+	[ -z "${PROACTIVENESS:-}" ] || require_uint PROACTIVENESS
+	require_uint PROACTIVE_SECONDS
 }
 
 # prepare_compaction_trigger TRIGGER, after the holes are punched: THP_MB
