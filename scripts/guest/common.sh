@@ -237,10 +237,13 @@ sysctl_restore_all() {
 # echo 1 > compact_memory (whole zones, order -1); "thp-faults", THP_MB of
 # MADV_HUGEPAGE faults (thp-fault: direct compaction at order 9); or
 # "proactive", vm.compaction_proactiveness raised to PROACTIVENESS [100]
-# for PROACTIVE_SECONDS (kcompactd in the background).  The default is
+# for PROACTIVE_SECONDS (kcompactd in the background).  With THP_EXIT=1
+# thp-faults' process exits with its huge pages mapped, instead of
+# unmapping them, so that exit_mmap() frees them.  The default is
 # the trigger's own, TRIGGER_PROACTIVENESS: PROACTIVENESS itself stays
 # unset for the workloads that leave the sysctl at the kernel's (net).
 THP_MB=${THP_MB:-}
+THP_EXIT=${THP_EXIT:-0}
 TRIGGER_PROACTIVENESS=${PROACTIVENESS:-100}
 PROACTIVE_SECONDS=${PROACTIVE_SECONDS:-10}
 
@@ -251,6 +254,7 @@ check_compaction_trigger() {
 	esac
 	[ -z "${PROACTIVENESS:-}" ] || require_uint PROACTIVENESS
 	require_uint PROACTIVE_SECONDS
+	case "$THP_EXIT" in 0 | 1) ;; *) echo "${0##*/}: bad THP_EXIT '$THP_EXIT' (0 or 1)" >&2; exit 2 ;; esac
 }
 
 # prepare_compaction_trigger TRIGGER, after the holes are punched: THP_MB
@@ -266,7 +270,12 @@ run_compaction_trigger() {
 	local old
 	case "$1" in
 	memory) echo 1 >/proc/sys/vm/compact_memory ;;
-	thp-faults) "$GUEST/thp-fault" --mb "$THP_MB" ;;
+	thp-faults)
+		if [ "$THP_EXIT" -eq 1 ]; then
+			"$GUEST/thp-fault" --mb "$THP_MB" --exit
+		else
+			"$GUEST/thp-fault" --mb "$THP_MB"
+		fi ;;
 	proactive)
 		# writing the sysctl wakes kcompactd at once.  Read it with the
 		# shell's own small reads: cat's 128 KiB read() makes
