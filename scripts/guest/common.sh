@@ -254,6 +254,10 @@ check_compaction_trigger() {
 	esac
 	[ -z "${PROACTIVENESS:-}" ] || require_uint PROACTIVENESS
 	require_uint PROACTIVE_SECONDS
+	if [ "$1" = thp-faults ] && [ ! -d /sys/kernel/mm/transparent_hugepage ]; then
+		echo "${0##*/}: the thp-faults trigger needs THP, which this kernel lacks (CONFIG_TRANSPARENT_HUGEPAGE; PREEMPT_RT excludes it)" >&2
+		exit 2
+	fi
 	case "$THP_EXIT" in 0 | 1) ;; *) echo "${0##*/}: bad THP_EXIT '$THP_EXIT' (0 or 1)" >&2; exit 2 ;; esac
 }
 
