@@ -237,11 +237,11 @@ sysctl_restore_all() {
 # echo 1 > compact_memory (whole zones, order -1); "thp-faults", THP_MB of
 # MADV_HUGEPAGE faults (thp-fault: direct compaction at order 9); or
 # "proactive", vm.compaction_proactiveness raised to PROACTIVENESS [100]
-# for PROACTIVE_SECONDS (kcompactd in the background).  With THP_EXIT=1
-# thp-faults' process exits with its huge pages mapped, instead of
-# unmapping them, so that exit_mmap() frees them.  The default is
+# for PROACTIVE_SECONDS (kcompactd in the background).  That default is
 # the trigger's own, TRIGGER_PROACTIVENESS: PROACTIVENESS itself stays
 # unset for the workloads that leave the sysctl at the kernel's (net).
+# With THP_EXIT=1 thp-faults' process exits with its huge pages mapped,
+# instead of unmapping them, so that exit_mmap() frees them.
 THP_MB=${THP_MB:-}
 THP_EXIT=${THP_EXIT:-0}
 TRIGGER_PROACTIVENESS=${PROACTIVENESS:-100}
