@@ -36,10 +36,17 @@
 #     the zone->lock holds begun (calls of free_pcppages_bulk(), by the
 #     function tracer).  Passes if no period saw more than two.  Vanilla
 #     7.2 fails it: a drain of an auto-tuned list is tens of holds.
+#  3. The same periods, counted as in 1: the blocks drained.  Passes if no
+#     period saw more than two pcp batches.  Each hold of 2 frees up to
+#     batch << CONFIG_PCP_BATCH_SCALE_MAX pages under the pcp lock, which
+#     keeps preemption off on !PREEMPT_RT, so vanilla 7.2 fails it, and
+#     so does a kernel that only moved the drain out of the lru lock
+#     (2,016 blocks in one hold): it passes only if the drain stops for a
+#     task that waits.
 #
 # Each case fails as not exercised if no period of the thread was traced,
-# and skips, with the reason, if the trace buffer lost events; case 2
-# skips without THP or if free_pcppages_bulk() cannot be traced.
+# and skips, with the reason, if the trace buffer lost events; cases 2
+# and 3 skip without THP or if free_pcppages_bulk() cannot be traced.
 #
 # Environment (default):
 #   FRAG_MB    memory to fragment, MiB [40% of MemFree]
@@ -58,6 +65,7 @@ HOLD_FN=free_pcppages_bulk
 DESC="rt_wakeup_drain: a waiting SCHED_FIFO task waits through at most two pcp batches of page freeing"
 DESC1="rt_wakeup_drain: compact_memory: a waiting SCHED_FIFO task waits through at most two pcp batches of page freeing"
 DESC2="rt_wakeup_drain: THP-fault compaction: a waiting SCHED_FIFO task waits through at most two zone->lock holds of pcp freeing"
+DESC3="rt_wakeup_drain: THP-fault compaction: a waiting SCHED_FIFO task waits through at most two pcp batches of page freeing"
 CLOCK0=
 CYCLIC_PID=
 
@@ -176,19 +184,32 @@ case_compact_memory() {
 	judge "$DESC1" "$lost" "$periods" "$blocks" $((2 * batch))
 }
 
+# both_skip REASON: cases 2 and 3 cannot run
+both_skip() {
+	ktap_test_skip "$DESC2: $1"
+	ktap_test_skip "$DESC3: $1"
+}
+
+# both_fail REASON: cases 2 and 3 failed before measuring
+both_fail() {
+	ktap_test_fail "$DESC2: $1"
+	ktap_test_fail "$DESC3: $1"
+}
+
 case_thp_faults() {
-	local tid=$1 lost periods blocks holds where
+	local tid=$1 batch lost periods blocks holds where
+	batch=$(pcp_largest_batch)
 	if thp_off; then
-		ktap_test_skip "$DESC2: no transparent huge pages"
+		both_skip "no transparent huge pages"
 		return
 	fi
 	stop_fragment
 	if ! start_fragment --mb "$FRAG_MB" --pattern random >/dev/null 2>&1; then
-		ktap_test_fail "$DESC2: fragment died: $(tail -n 1 "$FRAG_LOG")"
+		both_fail "fragment died: $(tail -n 1 "$FRAG_LOG")"
 		return
 	fi
 	if ! function_trace_on "$HOLD_FN" stack; then
-		ktap_test_skip "$DESC2: the function tracer cannot trace $HOLD_FN()"
+		both_skip "the function tracer cannot trace $HOLD_FN()"
 		return
 	fi
 	prepare_compaction_trigger thp-faults
@@ -196,9 +217,10 @@ case_thp_faults() {
 	function_trace_off
 	ktap_print_msg "$THP_MB MiB of THP faults; $periods periods of the SCHED_FIFO thread" \
 		"on CPU 0, at most $holds zone->lock holds begun in one after its timer" \
-		"expired ($blocks pcp blocks)"
+		"expired, at most $blocks pcp blocks drained in one; largest pcp batch $batch"
 	say_where "$holds" 2 "$where"
 	judge "$DESC2" "$lost" "$periods" "$holds" 2
+	judge "$DESC3" "$lost" "$periods" "$blocks" $((2 * batch))
 }
 
 main() {
@@ -211,7 +233,7 @@ main() {
 	[ -z "$missing" ] || skip_all "no trace event $missing"
 	ktap_require_uint 1 FRAG_MB TRACE_KB
 	[ -z "$THP_MB" ] || ktap_require_uint 1 THP_MB
-	ktap_set_plan 2
+	ktap_set_plan 3
 	start_fragment --mb "$FRAG_MB" --pattern random >/dev/null 2>&1 ||
 		ktap_exit_fail_msg "$DESC: fragment died: $(tail -n 1 "$FRAG_LOG")"
 	start_rt_cyclictest 30 ||
