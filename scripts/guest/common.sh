@@ -42,6 +42,21 @@ lru_gen_set() {
 
 meminfo_mb() { echo $(($(sed -n "s/^$1: *\([0-9]*\) kB/\1/p" /proc/meminfo) / 1024)); }
 
+# fio_mb_per_s REPORT RW: the first job's read or write rate (RW: read or
+# write), MB/s, from fio's JSON report; fio may put a line before the
+# JSON ("terminating on signal 2").  Fails, saying so, without a report.
+fio_mb_per_s() {
+	python3 -c '
+import json, sys
+try:
+    text = open(sys.argv[1]).read()
+    job = json.loads(text[text.index("{"):])["jobs"][0]
+except (OSError, ValueError, KeyError, IndexError):
+    sys.exit("fio_mb_per_s: no fio report in " + sys.argv[1])
+print("%.1f" % (job[sys.argv[2]]["bw"] / 1024))
+' "$1" "$2"
+}
+
 # vmstat_snapshot KEY...: "key value" lines, sorted, for vmstat_delta.
 vmstat_snapshot() { grep -E "^($(echo "$@" | tr ' ' '|')) " /proc/vmstat | sort; }
 # vmstat_value NAME: a /proc/vmstat counter, or nothing if this kernel has
