@@ -253,13 +253,11 @@ known_failures() {
 
 # selftests_argv KO DIR TESTS...: set SELFTESTS_ARGV to the guest command
 # that runs TESTS (selftests/run) from DIR, where install_selftests put
-# them, with KO as the module (scripts/check, scripts/lava-job), and
-# KSELFTEST_TIMEOUT (selftests/run) passed on if set
+# them, with KO as the module (scripts/check, scripts/lava-job)
 selftests_argv() {
 	local ko=$1 dir=$2
 	shift 2
 	SELFTESTS_ARGV=(env HIGHORDER_STRESS_KO="$ko" SELFTESTS="$*"
-		KSELFTEST_TIMEOUT="${KSELFTEST_TIMEOUT:-}"
 		KNOWN_FAILURES="$(known_failures)"
 		KERNEL_TREE="$(dirname "$(kernel_obj_dir "$VARIANT")")"
 		KERNEL_OBJ="$(kernel_obj_dir "$VARIANT")"
