@@ -37,12 +37,12 @@
 #     function tracer).  Passes if no period saw more than two.  Vanilla
 #     7.2 fails it: a drain of an auto-tuned list is tens of holds.
 #  3. The same periods, counted as in 1: the blocks drained.  Passes if no
-#     period saw more than two pcp batches.  Each hold of 2 frees up to
-#     batch << CONFIG_PCP_BATCH_SCALE_MAX pages under the pcp lock, which
-#     keeps preemption off on !PREEMPT_RT, so vanilla 7.2 fails it, and
-#     so does a kernel that only moved the drain out of the lru lock
-#     (2,016 blocks in one hold): it passes only if the drain stops for a
-#     task that waits.
+#     period saw more than two pcp batches.  Each hold that case 2 counts
+#     frees up to batch << CONFIG_PCP_BATCH_SCALE_MAX pages under the pcp
+#     lock, which keeps preemption off on !PREEMPT_RT, so vanilla 7.2
+#     fails it (47,062 blocks in one wait), and so does a kernel that only
+#     moved the drain out of the lru lock and bounded its zone->lock holds
+#     (2,012): it passes only if the drain stops for a task that waits.
 #
 # Each case fails as not exercised if no period of the thread was traced,
 # and skips, with the reason, if the trace buffer lost events; cases 2
