@@ -6,17 +6,17 @@ import sys
 import tempfile
 from .schema import headlines
 from .stats import mean
-from .read import read_histogram
+from .read import read_histogram, run_file
 
 
 def merged_histograms(runs):
     """{workload: {kernel: {(kind, order): {high_ns: count}}}}"""
     out = {}
     for name, workload, run in runs:
-        path = os.path.join(run, "histogram.txt")
-        if not os.path.isfile(path):
+        lines = run_file(run, "histogram.txt")
+        if lines is None:
             continue
-        for key, buckets in read_histogram(path).items():
+        for key, buckets in read_histogram(lines).items():
             h = out.setdefault(workload, {}).setdefault(name, {}).setdefault(key, {})
             for _, high, count in buckets:
                 h[high] = h.get(high, 0) + count

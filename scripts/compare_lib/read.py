@@ -1,22 +1,52 @@
 # SPDX-License-Identifier: GPL-2.0
 """compare: reading result sets: meta.json, metrics, histograms,
 traces"""
+import functools
 import json
 import os
 import sys
 
+# A run of a bench is a directory of files (iter-N/metrics.txt, ...); in
+# an archived set it is one file, iter-N.txt, holding them all, each after
+# a line "==> NAME <==" (scripts/bench-archive), since a directory and
+# files of a few hundred bytes each take a disk block.
+PACK_HEADER = ("==> ", " <==")
 
-def read_metrics(path):
-    values = {}
+
+@functools.lru_cache(maxsize=None)
+def read_pack(path):
+    """{file name: [lines]} of an archived run"""
+    files, lines = {}, None
     with open(path) as f:
-        for line in f:
-            key, sep, value = line.partition(":")
-            if not sep:
-                continue
-            try:
-                values[key.strip()] = float(value.strip())
-            except ValueError:
-                pass
+        for line in f.read().splitlines():
+            if line.startswith(PACK_HEADER[0]) and line.endswith(PACK_HEADER[1]):
+                lines = files.setdefault(line[4:-4], [])
+            elif lines is not None:
+                lines.append(line)
+    return files
+
+
+def run_file(run, name):
+    """the lines of a run's file NAME, or None if the run has none"""
+    if not os.path.isdir(run):
+        return read_pack(run).get(name)
+    path = os.path.join(run, name)
+    if not os.path.isfile(path):
+        return None
+    with open(path) as f:
+        return f.read().splitlines()
+
+
+def read_metrics(lines):
+    values = {}
+    for line in lines:
+        key, sep, value = line.partition(":")
+        if not sep:
+            continue
+        try:
+            values[key.strip()] = float(value.strip())
+        except ValueError:
+            pass
     return values
 
 
@@ -24,13 +54,10 @@ def read_tools(runs):
     """{workload: "tool version"} from the "tool:" lines of metrics.txt"""
     tools = {}
     for _, workload, run in runs:
-        path = os.path.join(run, "metrics.txt")
-        if workload in tools or not os.path.isfile(path):
-            continue
-        with open(path) as f:
-            for line in f:
-                if line.startswith("tool:"):
-                    tools[workload] = line.split(":", 1)[1].strip()
+        lines = None if workload in tools else run_file(run, "metrics.txt")
+        for line in lines or []:
+            if line.startswith("tool:"):
+                tools[workload] = line.split(":", 1)[1].strip()
     return tools
 
 
@@ -43,21 +70,20 @@ SCHED_FRAMES = ("__schedule", "schedule", "preempt_schedule",
                 "__do_softirq", "irq_exit")
 
 
-def read_wakeup(path):
+def read_wakeup(lines):
     """(latency_us, task switched from, first frame outside the scheduler
     at the switch) of a wakeup_rt tracer max trace"""
     latency, prev, frame = None, "?", "?"
-    with open(path) as f:
-        for line in f:
-            s = line.strip()
-            if s.startswith("# latency:"):
-                latency = float(s.split()[2])
-            elif "==>" in s and prev == "?":
-                prev = s.split()[0].rsplit("-", 1)[0]
-            elif s.startswith("=> ") and frame == "?":
-                name = s[3:].strip()
-                if not name.startswith(SCHED_FRAMES):
-                    frame = name
+    for line in lines:
+        s = line.strip()
+        if s.startswith("# latency:"):
+            latency = float(s.split()[2])
+        elif "==>" in s and prev == "?":
+            prev = s.split()[0].rsplit("-", 1)[0]
+        elif s.startswith("=> ") and frame == "?":
+            name = s[3:].strip()
+            if not name.startswith(SCHED_FRAMES):
+                frame = name
     if latency is None:
         return None
     return latency, prev, frame
@@ -67,33 +93,32 @@ def load_wakeups(runs):
     """{workload: {kernel: [(latency, prev task, frame)]}} from wakeup.txt"""
     out = {}
     for name, workload, run in runs:
-        path = os.path.join(run, "wakeup.txt")
-        entry = read_wakeup(path) if os.path.isfile(path) else None
+        lines = run_file(run, "wakeup.txt")
+        entry = read_wakeup(lines) if lines is not None else None
         if entry:
             out.setdefault(workload, {}).setdefault(name, []).append(entry)
     return out
 
 
-def read_irqsoff(path):
+def read_irqsoff(lines):
     """(latency_us, "start..end", caller) of an irqsoff tracer max trace.
 
     The section's ends are often the out-of-line lock functions; the
     first stack frame after them names the code that held the lock."""
     latency, start, end, caller = None, "?", "?", "?"
-    with open(path) as f:
-        for line in f:
-            line = line.strip()
-            if line.startswith("# latency:"):
-                latency = float(line.split()[2])
-            elif line.startswith("#  => started at:"):
-                start = line.split(":", 1)[1].strip()
-            elif line.startswith("#  => ended at:"):
-                end = line.split(":", 1)[1].strip()
-            elif line.startswith("=> ") and caller == "?":
-                frame = line[3:].strip()
-                if frame not in (start, end) and \
-                        not frame.startswith(("_raw_", "trace")):
-                    caller = frame
+    for line in lines:
+        line = line.strip()
+        if line.startswith("# latency:"):
+            latency = float(line.split()[2])
+        elif line.startswith("#  => started at:"):
+            start = line.split(":", 1)[1].strip()
+        elif line.startswith("#  => ended at:"):
+            end = line.split(":", 1)[1].strip()
+        elif line.startswith("=> ") and caller == "?":
+            frame = line[3:].strip()
+            if frame not in (start, end) and \
+                    not frame.startswith(("_raw_", "trace")):
+                caller = frame
     if latency is None:
         return None
     return latency, f"{start}..{end}", caller
@@ -103,8 +128,8 @@ def load_offenders(runs):
     """{workload: {kernel: [(latency, event, caller)]}} from irqsoff.txt"""
     out = {}
     for name, workload, run in runs:
-        path = os.path.join(run, "irqsoff.txt")
-        entry = read_irqsoff(path) if os.path.isfile(path) else None
+        lines = run_file(run, "irqsoff.txt")
+        entry = read_irqsoff(lines) if lines is not None else None
         if entry:
             out.setdefault(workload, {}).setdefault(name, []).append(entry)
     return out
@@ -117,32 +142,30 @@ def load_sections(runs):
     scripts/bench-archive to "max_usecs start end count" lines"""
     out, iterations = {}, {}
     for name, workload, run in runs:
-        path = os.path.join(run, "irqs-off-sections.txt")
-        if not os.path.isfile(path):
+        lines = run_file(run, "irqs-off-sections.txt")
+        if lines is None:
             continue
         iterations[(workload, name)] = iterations.get((workload, name), 0) + 1
         groups = out.setdefault(workload, {}).setdefault(name, {})
-        with open(path) as f:
-            for line in f:
-                fields = line.split()
-                usecs, start, end = float(fields[0]), fields[1], fields[2]
-                count = int(fields[3]) if len(fields) > 3 else 1
-                group = groups.setdefault(f"{start}..{end}", [0.0, 0])
-                group[0] = max(group[0], usecs)
-                group[1] += count
+        for line in lines:
+            fields = line.split()
+            usecs, start, end = float(fields[0]), fields[1], fields[2]
+            count = int(fields[3]) if len(fields) > 3 else 1
+            group = groups.setdefault(f"{start}..{end}", [0.0, 0])
+            group[0] = max(group[0], usecs)
+            group[1] += count
     return out, iterations
 
 
-def read_histogram(path):
+def read_histogram(lines):
     """{("probe", 0) or ("alloc", order): [(low_ns, high_ns, count)]}"""
     hist = {}
-    with open(path) as f:
-        for line in f:
-            if line.startswith("#"):
-                continue
-            kind, order, low, high, count = line.split()
-            hist.setdefault((kind, int(order)), []).append(
-                (int(low), int(high), int(count)))
+    for line in lines:
+        if line.startswith("#"):
+            continue
+        kind, order, low, high, count = line.split()
+        hist.setdefault((kind, int(order)), []).append(
+            (int(low), int(high), int(count)))
     return hist
 
 
@@ -157,11 +180,11 @@ def percentile(buckets, fraction):
     return 0
 
 
-def histogram_metrics(path):
+def histogram_metrics(lines):
     """p50/p99/p99.9 of probe lateness and allocation latency (bucket
     upper bounds, so within a factor of two)."""
     out = {}
-    for (kind, order), buckets in read_histogram(path).items():
+    for (kind, order), buckets in read_histogram(lines).items():
         name = "probe_lateness" if kind == "probe" else f"order{order}_alloc_latency"
         for label, frac in (("p50", 0.5), ("p99", 0.99), ("p999", 0.999)):
             out[f"{name}_{label}_ns"] = float(percentile(buckets, frac))
@@ -169,7 +192,8 @@ def histogram_metrics(path):
 
 
 def load_runs(result_dirs):
-    """-> meta list, kernel order, [(kernel, workload, iteration dir)]
+    """-> meta list, kernel order, [(kernel, workload, run)]: a run is an
+    iteration directory, or its archived file (read_pack)
 
     With several result directories, a kernel of a later one is named
     NAME@<directory name>."""
@@ -203,18 +227,17 @@ def load_runs(result_dirs):
 IRQ_ENTRY = ("sysvec_", "irqentry_", "asm_", "irq_exit", "p9_")
 
 
-def sections_metrics(path):
+def sections_metrics(lines):
     """irqs_off_held_max_us: the longest IRQs-off section in
     irqs-off-sections.txt neither begun nor ended at interrupt entry or
     in the 9p client"""
     longest = 0.0
-    with open(path) as f:
-        for line in f:
-            fields = line.split()
-            if len(fields) < 3 or fields[1].startswith(IRQ_ENTRY) or \
-                    fields[2].startswith(IRQ_ENTRY):
-                continue
-            longest = max(longest, float(fields[0]))
+    for line in lines:
+        fields = line.split()
+        if len(fields) < 3 or fields[1].startswith(IRQ_ENTRY) or \
+                fields[2].startswith(IRQ_ENTRY):
+            continue
+        longest = max(longest, float(fields[0]))
     return {"irqs_off_held_max_us": longest}
 
 
@@ -224,16 +247,16 @@ def load_metrics(runs):
     irqs-off-sections.txt"""
     data = {}
     for name, workload, run in runs:
-        mpath = os.path.join(run, "metrics.txt")
-        if not os.path.isfile(mpath):
+        lines = run_file(run, "metrics.txt")
+        if lines is None:
             continue
-        values = read_metrics(mpath)
-        hpath = os.path.join(run, "histogram.txt")
-        if os.path.isfile(hpath):
-            values.update(histogram_metrics(hpath))
-        spath = os.path.join(run, "irqs-off-sections.txt")
-        if os.path.isfile(spath):
-            values.update(sections_metrics(spath))
+        values = read_metrics(lines)
+        lines = run_file(run, "histogram.txt")
+        if lines is not None:
+            values.update(histogram_metrics(lines))
+        lines = run_file(run, "irqs-off-sections.txt")
+        if lines is not None:
+            values.update(sections_metrics(lines))
         for key, value in values.items():
             data.setdefault(workload, {}).setdefault(
                 name, {}).setdefault(key, []).append(value)
