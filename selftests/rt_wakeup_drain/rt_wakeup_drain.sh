@@ -33,11 +33,13 @@
 #     Compaction at order > 0 drains the local lists after every pageblock
 #     it migrated from, in lru_add_drain_cpu_zone(), whose lru local lock
 #     keeps preemption off on !PREEMPT_RT for the whole drain.  Counted:
-#     the zone->lock holds begun (calls of free_pcppages_bulk(), by the
-#     function tracer).  Passes if no period saw more than two.  Vanilla
-#     7.2 fails it: a drain of an auto-tuned list is tens of holds.
+#     the calls of free_pcppages_bulk() begun (function tracer), one per
+#     pcp lock hold of a drain (on vanilla, one zone->lock hold each; with
+#     the series' patch 4 a call takes zone->lock once per batch).
+#     Passes if no period saw more than two.  Vanilla 7.2 fails it: a
+#     drain of an auto-tuned list is tens of calls.
 #  3. The same periods, counted as in 1: the blocks drained.  Passes if no
-#     period saw more than two pcp batches.  Each hold that case 2 counts
+#     period saw more than two pcp batches.  Each call that case 2 counts
 #     frees up to batch << CONFIG_PCP_BATCH_SCALE_MAX pages under the pcp
 #     lock, which keeps preemption off on !PREEMPT_RT, so vanilla 7.2
 #     fails it (47,062 blocks in one wait), and so does a kernel that only
@@ -64,7 +66,7 @@ EVENTS="timer/hrtimer_start sched/sched_switch kmem/mm_page_pcpu_drain"
 HOLD_FN=free_pcppages_bulk
 DESC="rt_wakeup_drain: a waiting SCHED_FIFO task waits through at most two pcp batches of page freeing"
 DESC1="rt_wakeup_drain: compact_memory: a waiting SCHED_FIFO task waits through at most two pcp batches of page freeing"
-DESC2="rt_wakeup_drain: THP-fault compaction: a waiting SCHED_FIFO task waits through at most two zone->lock holds of pcp freeing"
+DESC2="rt_wakeup_drain: THP-fault compaction: a waiting SCHED_FIFO task waits through at most two pcp drain calls"
 DESC3="rt_wakeup_drain: THP-fault compaction: a waiting SCHED_FIFO task waits through at most two pcp batches of page freeing"
 CLOCK0=
 CYCLIC_PID=
@@ -92,7 +94,7 @@ skip_all() {
 
 # From CPU 0's trace: "PERIODS BLOCKS HOLDS WHERE", the periods of the
 # thread (a timer start, then the switch to it), and the most blocks
-# drained and the most zone->lock holds begun (HOLD_FN called) in one of
+# drained and the most pcp drain calls begun (HOLD_FN called) in one of
 # them after its timer expired; WHERE names the callers of the holds in
 # the period with the most of them ("-" if none was traced), from the
 # function tracer's stack traces.  Timestamps and "expires" are both
@@ -166,7 +168,7 @@ compact_memory() { echo 1 >/proc/sys/vm/compact_memory; }
 # holds in the period with the most (the function tracer's, if it is on)
 say_where() {
 	[ "$1" -gt "$2" ] && [ "$3" != - ] || return 0
-	ktap_print_msg "callers of the zone->lock holds in the period with the most" \
+	ktap_print_msg "callers of the pcp drain calls in the period with the most" \
 		"(innermost first, *count): $3"
 }
 
@@ -216,7 +218,7 @@ case_thp_faults() {
 	read -r lost periods blocks holds where < <(traced_run "$tid" run_compaction_trigger thp-faults)
 	function_trace_off
 	ktap_print_msg "$THP_MB MiB of THP faults; $periods periods of the SCHED_FIFO thread" \
-		"on CPU 0, at most $holds zone->lock holds begun in one after its timer" \
+		"on CPU 0, at most $holds pcp drain calls begun in one after its timer" \
 		"expired, at most $blocks pcp blocks drained in one; largest pcp batch $batch"
 	say_where "$holds" 2 "$where"
 	judge "$DESC2" "$lost" "$periods" "$holds" 2
