@@ -26,6 +26,7 @@
 #include <linux/hrtimer.h>
 #include <linux/kthread.h>
 #include <linux/llist.h>
+#include <linux/lockdep.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -381,11 +382,28 @@ static void hs_gen_burst(struct hs_cpu *c)
 		hs_attempt(c);
 }
 
+/*
+ * A hard hrtimer's callback runs in hardirq context, where taking a
+ * spinlock_t (zone->lock, the pcp lock) is invalid on PREEMPT_RT, and
+ * lockdep's raw lock nesting check (PROVE_RAW_LOCK_NESTING, forced on
+ * with PROVE_LOCKING where PREEMPT_RT is supported) reports it.  The
+ * hardirq context is refused on PREEMPT_RT (hs_start_gen()); elsewhere a
+ * spinlock_t spins and GFP_ATOMIC allocations from hardirq are valid, so
+ * tell lockdep so for the burst, as debugobjects' fill_pool() does.
+ */
+static DEFINE_WAIT_OVERRIDE_MAP(hs_hardirq_alloc_map, LD_WAIT_CONFIG);
+
 static enum hrtimer_restart hs_gen_timer_fn(struct hrtimer *t)
 {
 	struct hs_cpu *c = container_of(t, struct hs_cpu, gen_timer);
 
-	hs_gen_burst(c);
+	if (in_hardirq()) {
+		lock_map_acquire_try(&hs_hardirq_alloc_map);
+		hs_gen_burst(c);
+		lock_map_release(&hs_hardirq_alloc_map);
+	} else {
+		hs_gen_burst(c);
+	}
 	hrtimer_forward_now(t, ns_to_ktime(gen_period_ns));
 	return HRTIMER_RESTART;
 }
