@@ -20,7 +20,8 @@ def read_pack(path):
     with open(path) as f:
         for line in f.read().splitlines():
             if line.startswith(PACK_HEADER[0]) and line.endswith(PACK_HEADER[1]):
-                lines = files.setdefault(line[4:-4], [])
+                name = line[len(PACK_HEADER[0]):-len(PACK_HEADER[1])]
+                lines = files.setdefault(name, [])
             elif lines is not None:
                 lines.append(line)
     return files
