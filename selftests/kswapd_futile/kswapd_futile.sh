@@ -36,9 +36,11 @@
 # failed retry.
 # Skipped, with the reason, if kswapd started no high-order pass at all
 # (seen on 6.12: the requests' wakeups then never reached it), if
-# compaction never failed (nothing to test)
-# or if MemFree ended below the zones' high watermarks (kswapd then had
-# order-0 work, which the series leaves alone).
+# compaction failed no more often than it succeeded (the fill did not
+# keep it failing, so there is nothing to test: seen on the debug
+# config, 4 failures against 22 successes) or if MemFree ended below
+# the zones' high watermarks (kswapd then had order-0 work, which the
+# series leaves alone).
 #
 # Environment (default):
 #   HIGHORDER_STRESS_KO   path of highorder_stress.ko (required)
@@ -164,8 +166,8 @@ main() {
 		"$(trace_overruns) trace events lost$skips"
 	if [ "$passes" -eq 0 ]; then
 		ktap_test_skip "kswapd_futile: kswapd passes at an order compaction fails at: at most one per success: kswapd started no pass at order > 0 at all, so nothing can be told (seen on 6.12)"
-	elif [ "$failures" -eq 0 ]; then
-		ktap_test_skip "kswapd_futile: kswapd passes at an order compaction fails at: at most one per success: compaction never failed ($passes passes)"
+	elif [ "$failures" -le "$successes" ]; then
+		ktap_test_skip "kswapd_futile: kswapd passes at an order compaction fails at: at most one per success: compaction failed $failures times and succeeded $successes, so the fill did not keep it failing ($passes passes)"
 	elif [ "$free_mb" -le "$high_mb" ]; then
 		ktap_test_skip "kswapd_futile: kswapd passes at an order compaction fails at: at most one per success: MemFree $free_mb MiB ended at or below the high watermarks ($high_mb MiB), so kswapd had order-0 work"
 	else
