@@ -391,6 +391,25 @@ trace_events() {
 	done
 }
 
+# trace_events_reset EVENT...: disable each EVENT and clear its filter,
+# for cleanup paths; events this kernel lacks are passed over
+trace_events_reset() {
+	local e
+	trace_events 0 "$@"
+	for e in "$@"; do
+		[ ! -w "$TRACEFS/events/$e/filter" ] || echo 0 >"$TRACEFS/events/$e/filter"
+	done
+}
+
+# stop_background PID: end a background process of this shell, if PID is
+# set, and reap it
+stop_background() {
+	[ -n "$1" ] || return 0
+	kill "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+	return 0
+}
+
 # function_traceable FN: true if the function tracer can trace FN (built
 # in, and not inlined)
 function_traceable() { grep -qx "$1" "$TRACEFS/available_filter_functions" 2>/dev/null; }

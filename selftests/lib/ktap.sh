@@ -45,3 +45,24 @@ ktap_require_uint() {
 			ktap_exit_fail_msg "${0##*/}: bad $v '${!v}' (an integer of at least $min)"
 	done
 }
+
+# skip_all REASON: the test cannot run here at all: skip it, before the
+# plan, under its description (DESC) and exit
+skip_all() {
+	ktap_skip_all "$DESC: $1"
+	exit "$KSFT_SKIP"
+}
+
+# ktap_count_result DESC LOST RUNS WHAT COUNT LIMIT: the result of a case
+# that counts COUNT in traced RUNS: skipped if the trace lost LOST events,
+# failed as not exercised (WHAT: what was never seen) if RUNS is 0,
+# passed if COUNT is at most LIMIT
+ktap_count_result() {
+	if [ "$2" -gt 0 ]; then
+		ktap_test_skip "$1: the trace buffer dropped $2 events; raise TRACE_KB"
+	elif [ "$3" -eq 0 ]; then
+		ktap_test_fail "$1: $4, nothing measured"
+	else
+		ktap_test_result "$1" [ "$5" -le "$6" ]
+	fi
+}

@@ -37,17 +37,11 @@ LIMIT=1023
 DESC="mmu_gather: munmap() of THPs frees at most 1023 base pages between reschedule points"
 
 cleanup() {
-	trace_events 0 "$EVENT"
-	[ ! -w "$T/events/$EVENT/filter" ] || echo 0 >"$T/events/$EVENT/filter"
+	trace_events_reset "$EVENT"
 	function_trace_off
 	trace_buffer_restore
 }
 trap cleanup EXIT
-
-skip_all() {
-	ktap_skip_all "$DESC: $1"
-	exit "$KSFT_SKIP"
-}
 
 # chunks: from the trace, "CHUNKS MAX", the calls of FN and the most base
 # pages freed from one to the next (or to the end of the trace)

@@ -44,24 +44,15 @@ MEM_PID=
 SLEEP0=
 
 cleanup() {
-	local e
-	[ -z "$CYCLIC_PID" ] || { kill "$CYCLIC_PID" 2>/dev/null; wait "$CYCLIC_PID" 2>/dev/null; }
-	[ -z "$MEM_PID" ] || { kill "$MEM_PID" 2>/dev/null; wait "$MEM_PID" 2>/dev/null; }
+	stop_background "$CYCLIC_PID"
+	stop_background "$MEM_PID"
 	[ -z "$SLEEP0" ] || echo "$SLEEP0" >"$KH/scan_sleep_millisecs"
 	# shellcheck disable=SC2086 # EVENTS is a list
-	trace_events 0 $EVENTS
-	for e in $EVENTS; do
-		[ ! -w "$TRACEFS/events/$e/filter" ] || echo 0 >"$TRACEFS/events/$e/filter"
-	done
+	trace_events_reset $EVENTS
 	function_trace_off
 	trace_buffer_restore
 }
 trap cleanup EXIT
-
-skip_all() {
-	ktap_skip_all "$DESC: $1"
-	exit "$KSFT_SKIP"
-}
 
 # start_pte_mapped MB: a process holding MB MiB of anonymous memory
 # faulted in as base pages (MADV_NOHUGEPAGE), then eligible for collapse
@@ -145,13 +136,8 @@ main() {
 	ktap_print_msg "$COLLAPSE_MB MiB to collapse; the process had $((huge / 1024)) MiB in THPs after ${n} s;" \
 		"$waits waits of the SCHED_FIFO thread, $kwaits of them begun in khugepaged;" \
 		"at most $max folios isolated by khugepaged in one"
-	if [ "$(trace_overruns)" -gt 0 ]; then
-		ktap_test_skip "$DESC: the trace buffer dropped events; raise TRACE_KB"
-	elif [ "$kwaits" -eq 0 ]; then
-		ktap_test_fail "$DESC: the thread never woke while khugepaged ran, nothing measured"
-	else
-		ktap_test_result "$DESC" [ "$max" -le "$LIMIT" ]
-	fi
+	ktap_count_result "$DESC" "$(trace_overruns)" "$kwaits" \
+		"the thread never woke while khugepaged ran" "$max" "$LIMIT"
 	ktap_finished
 }
 

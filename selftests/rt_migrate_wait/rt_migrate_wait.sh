@@ -60,16 +60,11 @@ DESC="rt_migrate_wait: a SCHED_FIFO thread sleeping on a migration entry waits f
 CYCLIC_PID=
 
 cleanup() {
-	[ -z "$CYCLIC_PID" ] || { kill "$CYCLIC_PID" 2>/dev/null; wait "$CYCLIC_PID" 2>/dev/null; }
+	stop_background "$CYCLIC_PID"
 	[ ! -d "$I" ] || { trace_events_in 0; rmdir "$I"; }
 	stop_fragment
 }
 trap cleanup EXIT
-
-skip_all() {
-	ktap_skip_all "$DESC: $1"
-	exit "$KSFT_SKIP"
-}
 
 # trace_events_in VALUE: enable (1) or disable (0) EVENTS in the instance
 trace_events_in() {

@@ -72,25 +72,15 @@ CLOCK0=
 CYCLIC_PID=
 
 cleanup() {
-	local e
-	[ -z "$CYCLIC_PID" ] || { kill "$CYCLIC_PID" 2>/dev/null; wait "$CYCLIC_PID" 2>/dev/null; }
+	stop_background "$CYCLIC_PID"
 	# shellcheck disable=SC2086 # EVENTS is a list
-	trace_events 0 $EVENTS
-	for e in $EVENTS; do
-		[ ! -w "$T/events/$e/filter" ] || echo 0 >"$T/events/$e/filter"
-	done
+	trace_events_reset $EVENTS
 	function_trace_off
 	trace_buffer_restore
 	[ -z "$CLOCK0" ] || echo "$CLOCK0" >"$T/trace_clock"
 	stop_fragment
 }
 trap cleanup EXIT
-
-# skip_all REASON: the test cannot run here (before the plan)
-skip_all() {
-	ktap_skip_all "$DESC: $1"
-	exit "$KSFT_SKIP"
-}
 
 # From CPU 0's trace: "PERIODS BLOCKS HOLDS WHERE", the periods of the
 # thread (a timer start, then the switch to it), and the most blocks
@@ -153,13 +143,7 @@ traced_run() {
 
 # judge DESC LOST PERIODS COUNT LIMIT
 judge() {
-	if [ "$2" -gt 0 ]; then
-		ktap_test_skip "$1: the trace buffer dropped $2 events; raise TRACE_KB"
-	elif [ "$3" -eq 0 ]; then
-		ktap_test_fail "$1: no period of the thread on CPU 0 traced, nothing measured"
-	else
-		ktap_test_result "$1" [ "$4" -le "$5" ]
-	fi
+	ktap_count_result "$1" "$2" "$3" "no period of the thread on CPU 0 traced" "$4" "$5"
 }
 
 compact_memory() { echo 1 >/proc/sys/vm/compact_memory; }
