@@ -179,13 +179,8 @@ main() {
 		"folios remapped in one by the task that woke it, $max by any task;" \
 		"$large on a large folio's; $others other D sleeps, at most $omax" \
 		"remapped in one (in $where)"
-	if [ "$(trace_overruns "$I")" -gt 0 ]; then
-		ktap_test_skip "$DESC: the trace buffer dropped events; raise TRACE_KB"
-	elif [ "$moved" -eq 0 ]; then
-		ktap_test_fail "$DESC: none of the thread's pages moved, nothing measured"
-	else
-		ktap_test_result "$DESC" [ "$wmax" -le "$BATCH" ]
-	fi
+	ktap_count_result "$DESC" "$(trace_overruns "$I")" "$moved" \
+		"none of the thread's pages moved" "$wmax" "$BATCH"
 	ktap_finished
 }
 
