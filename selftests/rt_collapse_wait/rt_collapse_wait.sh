@@ -11,18 +11,20 @@
 # SCHED_FIFO 99 on CPU 0 while khugepaged, on the same CPU, collapses
 # COLLAPSE_MB of PTE-mapped anonymous memory (scripts/guest/fragment:
 # faulted in under MADV_NOHUGEPAGE, one page in 512 freed, then made
-# eligible with --collapse), with its scan sleep at 0 for the test.  Traced: the thread's wakings
-# (sched:sched_waking) and the switches to it (sched:sched_switch), and
-# khugepaged's calls of folio_isolate_lru() (function tracer, khugepaged's
-# pid only); for each wait of the thread, its waking to its switch-in,
-# the isolations counted.  Counts, not times.
+# eligible with --collapse), with its scan sleep at 0 for the test.
+# Traced: the thread's wakings (sched:sched_waking) and the switches to
+# it (sched:sched_switch), and khugepaged's calls of folio_isolate_lru()
+# (function tracer, khugepaged's pid only); for each wait of the thread,
+# its waking to its switch-in, the isolations counted.  Counts, not
+# times.
 #
-# Passes if no wait saw more than two isolations: the folio being isolated
-# when the thread woke, and at most one more.  Vanilla 7.2 fails it (511
-# in one wait), and so does 6.12 with its backport (506).  Fails as not exercised if khugepaged was
-# never running when the thread woke; skips, with the reason, without
-# THP, khugepaged, the trace events or a traceable folio_isolate_lru(),
-# or if the trace buffer lost events.
+# Passes if no wait saw more than two isolations: the folio being
+# isolated when the thread woke, and at most one more.  Vanilla 7.2
+# fails it (511 in one wait), and so does 6.12 with its backport (506).
+# Fails as not exercised if khugepaged was never running when the thread
+# woke; skips, with the reason, without THP, khugepaged, the trace
+# events or a traceable folio_isolate_lru(), or if the trace buffer lost
+# events.
 #
 # Environment (default):
 #   COLLAPSE_MB   memory for khugepaged to collapse, MiB [128]
