@@ -245,7 +245,11 @@ def render_summary(metas, data, order, workloads):
         cols = [max([len(names[k])] + [len(c[i] or "-") for c in cells]) + 2
                 for i, k in enumerate(kernels)]
         # a long title goes on a line of its own, to keep within 75 columns
-        if len(title) >= width + cols[0] - len(names[kernels[0]]):
+        # (73 here: changelogs and the README indent the table by two)
+        line_width = (max(width, len(title) + 1) + sum(cols)
+                      + 8 * (len(kernels) - 1))
+        if (len(title) >= width + cols[0] - len(names[kernels[0]]) or
+                line_width > 73):
             out.append(title)
             title = ""
         width = max(width, len(title) + 1)
