@@ -347,7 +347,7 @@ uptime_ms() { awk '{ printf "%d", $1 * 1000 }' /proc/uptime; }
 # the count expected for the time it ran (measured, since starting and
 # stopping take time too).
 test_probe_period() {
-	local period=$1 ncpu expected samples missed t0 ms
+	local period=$1 ncpu expected samples missed fired t0 ms
 	ncpu=$(nproc)
 	printf reset >$D/stats && printf '%s' "$period" >$D/probe_period_us || return 1
 	t0=$(uptime_ms)
@@ -362,8 +362,8 @@ test_probe_period() {
 	missed=$(stat_of probe_missed)
 	expected=$((ms * 1000 / period * ncpu))
 	ktap_print_msg "probe period ${period}us: $samples samples and $missed missed periods in about $ms ms, expected about $expected, max lateness $(stat_of probe_lateness_max_ns) ns"
-	samples=$((samples + missed))
-	[ "$samples" -ge $((expected / 2)) ] && [ "$samples" -le $((expected * 3 / 2)) ]
+	fired=$((samples + missed))
+	[ "$fired" -ge $((expected / 2)) ] && [ "$fired" -le $((expected * 3 / 2)) ]
 }
 
 test_probe_busy() {
