@@ -102,8 +102,12 @@ def build_rows(data, order):
 def render_header(metas, tools):
     lines = ["compaction-latency benchmark report"]
     for m in metas:
-        phases = (f", timed phases {m['phase_seconds']} s"
-                  if "phase_seconds" in m else "")
+        phases = m.get("phase_seconds")
+        if isinstance(phases, dict):    # a merged set (scripts/bench-merge)
+            phases = ", timed phases " + ", ".join(
+                f"{w} {s} s" for w, s in phases.items())
+        else:
+            phases = f", timed phases {phases} s" if phases else ""
         lines.append(f"  run {m['started']}: {m['iterations']} iterations, "
                      f"profile {m['profile']}{phases}, host {m['host_cpus']} CPUs / "
                      f"{m['host_mem_gb']} GiB")
