@@ -105,9 +105,10 @@ def render_header(metas, tools):
         phases = m.get("phase_seconds")
         if isinstance(phases, dict):    # a merged set (scripts/bench-merge)
             phases = ", timed phases " + ", ".join(
-                f"{w} {s} s" for w, s in phases.items())
+                f"{w} {s} s" for w, s in phases.items() if s is not None)
         else:
-            phases = f", timed phases {phases} s" if phases else ""
+            phases = (f", timed phases {phases} s" if phases is not None
+                      else "")
         lines.append(f"  run {m['started']}: {m['iterations']} iterations, "
                      f"profile {m['profile']}{phases}, host {m['host_cpus']} CPUs / "
                      f"{m['host_mem_gb']} GiB")
