@@ -405,9 +405,10 @@ trace_events_reset() {
 # set, and reap it
 stop_background() {
 	[ -n "$1" ] || return 0
-	kill "$1" 2>/dev/null
-	wait "$1" 2>/dev/null
-	return 0
+	# "|| true": callers may run under set -e, and a killed process's
+	# status is not 0
+	kill "$1" 2>/dev/null || true
+	wait "$1" 2>/dev/null || true
 }
 
 # function_traceable FN: true if the function tracer can trace FN (built
