@@ -177,9 +177,18 @@ def render(metas, data, order, tools=None):
     return "\n".join(render_header(metas, tools) + render_rows(rows, order)) + "\n", rows
 
 
+def is_prefix(patches):
+    """whether meta.json's patch list ("FILE sha256:... diff:...") is a
+    series' first N patches: files numbered 0001 to N in order"""
+    numbers = [entry.split("-", 1)[0] for entry in patches]
+    return numbers == [f"{i:04d}" for i in range(1, len(patches) + 1)]
+
+
 def display_names(metas, order):
     """{kernel: name in the summary}: vanilla, +1, +1..N by the patches
-    meta.json lists for it, keeping an @<directory> suffix"""
+    meta.json lists for it when they are a series' first N (files
+    numbered 0001 to N), else the kernel's own name; keeping an
+    @<directory> suffix"""
     names = {}
     for kernel in order:
         base, at, suffix = kernel.partition("@")
@@ -192,6 +201,8 @@ def display_names(metas, order):
         patches = metas[index].get("series", {}).get(base)
         if patches is None:
             name = base
+        elif not is_prefix(patches):
+            name = base.rpartition(":")[2]
         elif not patches:
             name = "vanilla"
         elif len(patches) == 1:
