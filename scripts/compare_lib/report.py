@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """compare: rendering: the full report, the summary tables, the
 offenders"""
+import os
 import sys
 from .schema import direction, headlines
 from .stats import ALPHA, mean, stddev, welch_p, gain_pct
@@ -177,23 +178,42 @@ def render(metas, data, order, tools=None):
     return "\n".join(render_header(metas, tools) + render_rows(rows, order)) + "\n", rows
 
 
-def is_prefix(patches):
-    """whether meta.json's patch list ("FILE sha256:... diff:...") is a
-    series' first N patches: files numbered 0001 to N in order"""
-    numbers = [entry.split("-", 1)[0] for entry in patches]
-    return numbers == [f"{i:04d}" for i in range(1, len(patches) + 1)]
+SERIES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                          "..", "..", "patches")
+
+
+def current_series(tree):
+    """the patch files of patches/TREE/series, in order; None if none"""
+    try:
+        with open(os.path.join(SERIES_DIR, tree, "series")) as f:
+            return [line.strip() for line in f
+                    if line.strip() and not line.startswith("#")]
+    except OSError:
+        return None
+
+
+def is_prefix(patches, tree):
+    """whether meta.json's patch list ("FILE sha256:... diff:...") is the
+    first N patches of TREE's series as it is now (by file name), or,
+    for a tree without one, files numbered 0001 to N in order"""
+    files = [entry.split()[0] for entry in patches]
+    series = current_series(tree)
+    if series is not None:
+        return files == series[:len(files)]
+    numbers = [f.split("-", 1)[0] for f in files]
+    return numbers == [f"{i:04d}" for i in range(1, len(files) + 1)]
 
 
 def display_names(metas, order):
     """{kernel: name in the summary}: vanilla, +1, +1..N by the patches
-    meta.json lists for it when they are a series' first N (files
-    numbered 0001 to N), else the kernel's own name; keeping an
-    @<directory> suffix"""
-    names = {}
+    meta.json lists for it when they are the series' first N (is_prefix),
+    else the kernel's own name, as are kernels that would share a name;
+    keeping an @<directory> suffix"""
+    names, own = {}, {}
     for kernel in order:
         base, at, suffix = kernel.partition("@")
         # a kernel of another base, BASE:VARIANT, is shown as "BASE NAME"
-        tree, colon, _ = base.rpartition(":")
+        tree, colon, variant = base.rpartition(":")
         index = 0
         if at:
             index = next((i for i, m in enumerate(metas)
@@ -201,17 +221,22 @@ def display_names(metas, order):
         patches = metas[index].get("series", {}).get(base)
         if patches is None:
             name = base
-        elif not is_prefix(patches):
-            name = base.rpartition(":")[2]
         elif not patches:
             name = "vanilla"
+        elif not is_prefix(patches, tree):
+            name = variant
         elif len(patches) == 1:
             name = "+1"
         else:
             name = f"+1..{len(patches)}"
         if colon and patches is not None:
             name = f"{tree} {name}"
+            own[kernel] = f"{tree} {variant}" + (at + suffix if at else "")
         names[kernel] = name + (at + suffix if at else "")
+    shown = list(names.values())
+    for kernel, name in names.items():
+        if shown.count(name) > 1 and kernel in own:
+            names[kernel] = own[kernel]
     return names
 
 
