@@ -11,13 +11,14 @@
 # none.  Three layouts:
 #  - every odd frame freed: an even stride sees only the used half of
 #    every pageblock (vanilla 6.12: a few hundred of about 150,000;
-#    vanilla 7.2, distro config: 448 of 150,662, fails);
+#    vanilla 7.2, distro config: 448 of 151,427, fails);
 #  - the upper half of every other pageblock freed (frame bits 8 and 9
 #    set: free order-8 blocks between fully used pageblocks): after a
 #    used pageblock the stride becomes 3 or more, and an odd stride above
 #    1 never lands on the free block's head, at offset 256, the only page
 #    PageBuddy marks, unless the scanner looks for the free block a
-#    sample lands in;
+#    sample lands in (bits 8 and 9 assume 512-page pageblocks, x86-64's;
+#    with other sizes the case still runs, as another layout);
 #  - holes at random pages, the control: it shows the criterion is
 #    reachable on this machine whatever the stride.
 #
