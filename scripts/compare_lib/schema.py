@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """compare: the metric schema: which way each metric is better, and the
 headline metrics each workload shows"""
+import functools
 import os
 import subprocess
 
@@ -58,17 +59,17 @@ WORKLOADS = os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), "workloads")
 
 
+# once per workload: a result set asks for each workload's headlines once
+# per kernel and iteration, and the shell script costs tens of ms a call
+@functools.lru_cache(maxsize=None)
 def headlines(workload):
-    """[(metric, label)] of the workload's headline metrics, as
+    """((metric, label), ...) of the workload's headline metrics, as
     scripts/workloads/run resolves its name (a base workload's "# headline:
     METRIC LABEL" lines, or the ones its variant picks); which way each is
     better is DIRECTIONS', declared once there"""
-    rows = []
     out = subprocess.run([os.path.join(WORKLOADS, "run"), "--headlines", workload],
                          capture_output=True, text=True)
     if out.returncode != 0:
-        return rows
-    for line in out.stdout.splitlines():
-        metric, label = line.strip().split(" ", 1)
-        rows.append((metric, label))
-    return rows
+        return ()
+    return tuple(tuple(line.strip().split(" ", 1))
+                 for line in out.stdout.splitlines())
