@@ -111,6 +111,15 @@ guest_cmdline() {
 # asks for in a "# vm-args: OPTIONS" line (the first one), or nothing.
 vm_args() { cat "$@" 2>/dev/null | sed -n 's/^# vm-args: //p' | head -n 1; }
 
+# memory_mb SIZE: a vm-run size (1G, 512M, 2048) in MiB
+memory_mb() {
+	case "$1" in
+	*G) echo $((${1%G} * 1024)) ;;
+	*M) echo "${1%M}" ;;
+	*) echo "$1" ;;
+	esac
+}
+
 # The patches named in the series file, in order, one per line.
 series_patches() {
 	[ -f "$SERIES_FILE" ] || die "missing $SERIES_FILE"
