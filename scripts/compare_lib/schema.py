@@ -71,5 +71,5 @@ def headlines(workload):
                          capture_output=True, text=True)
     if out.returncode != 0:
         return ()
-    return tuple(tuple(line.strip().split(" ", 1))
-                 for line in out.stdout.splitlines())
+    return tuple((metric, label) for metric, _, label in
+                 (line.strip().partition(" ") for line in out.stdout.splitlines()))
