@@ -176,6 +176,22 @@ require_uint() {
 	done
 }
 
+# symbol_range FUNCTION: "LO HI", FUNCTION's text as offsets from _stext
+# (as preemptirq's caller_offs and parent_offs give them): from its
+# address to the next higher text symbol's, by /proc/kallsyms.  Fails,
+# printing nothing, if the kernel has no such text symbol.
+symbol_range() {
+	local r
+	r=$(sort /proc/kallsyms | awk -v fn="$1" '$2 ~ /^[tT]$/ {
+			if ($3 == "_stext") s = $1
+			if (a != "" && $1 != a) { print s, a, $1; exit }
+			if ($3 == fn && a == "") a = $1 }')
+	[ -n "$r" ] || return 1
+	# shellcheck disable=SC2086 # three words
+	set -- $r
+	echo "$((0x$2 - 0x$1)) $((0x$3 - 0x$1))"
+}
+
 # Event counts with hist triggers.  hist_start EVENT KEYS [FILTER] adds
 # "hist:keys=KEYS [if FILTER]" to tracing event EVENT (e.g.
 # kmem/mm_page_alloc); hist_total EVENT [LO [HI]] prints the sum of its
