@@ -182,7 +182,7 @@ require_uint() {
 # printing nothing, if the kernel has no such text symbol.
 symbol_range() {
 	local r
-	r=$(sort /proc/kallsyms | awk -v fn="$1" '$2 ~ /^[tT]$/ {
+	r=$(LC_ALL=C sort /proc/kallsyms | awk -v fn="$1" '$2 ~ /^[tT]$/ {
 			if ($3 == "_stext") s = $1
 			if (a != "" && $1 != a) { print s, a, $1; exit }
 			if ($3 == fn && a == "") a = $1 }')
