@@ -168,11 +168,17 @@ is_uint() {
 }
 
 # require_uint NAME...: exit 2 with a message unless every named variable holds
-# a non-negative integer.
-require_uint() {
-	local v
+# a non-negative integer; require_count NAME...: a positive one.
+require_uint() { require_at_least 0 "$@"; }
+require_count() { require_at_least 1 "$@"; }
+
+# require_at_least MIN NAME...: the check of both
+require_at_least() {
+	local v min=$1
+	shift
 	for v in "$@"; do
-		is_uint "${!v}" || { echo "${0##*/}: bad $v '${!v}'" >&2; exit 2; }
+		is_uint "${!v}" "$min" ||
+			{ echo "${0##*/}: bad $v '${!v}' (a whole number from $min)" >&2; exit 2; }
 	done
 }
 
