@@ -182,6 +182,18 @@ require_at_least() {
 	done
 }
 
+# require_one_of NAME VALUE...: exit 2 with a message unless the variable
+# NAME holds one of the VALUEs
+require_one_of() {
+	local v=$1 ok
+	shift
+	for ok in "$@"; do
+		[ "${!v}" != "$ok" ] || return 0
+	done
+	echo "${0##*/}: bad $v '${!v}' (one of: $*)" >&2
+	exit 2
+}
+
 # symbol_range FUNCTION: "LO HI", FUNCTION's text as offsets from _stext
 # (as preemptirq's caller_offs and parent_offs give them): from its
 # address to the next higher text symbol's, by /proc/kallsyms.  Fails,
