@@ -236,14 +236,28 @@ hist_stop() {
 	done
 }
 
-# make_page_cache MB: a file of MB MiB on the scratch disk, written, dropped
-# and read back, so that it is clean page cache.
+# make_page_cache MB [FOLIOS]: a file of MB MiB on the scratch disk,
+# written, dropped and read back, so that it is clean page cache.  FOLIOS
+# large [default]: read back with cat, so readahead caches it in large
+# folios (PMD-sized on 7.2); small: a page at a time with readahead off
+# (POSIX_FADV_RANDOM), one order-0 folio a page, as random reads leave it.
 make_page_cache() {
 	mountpoint -q /mnt/scratch || { echo "${0##*/}: needs the scratch disk (vm-run --scratch-mb)" >&2; exit 1; }
 	dd if=/dev/zero of=/mnt/scratch/cache bs=1M count="$1" status=none
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
-	cat /mnt/scratch/cache >/dev/null
+	if [ "${2:-large}" = large ]; then
+		cat /mnt/scratch/cache >/dev/null
+		return
+	fi
+	python3 - /mnt/scratch/cache <<'PY'
+import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM)
+page = os.sysconf("SC_PAGE_SIZE")
+for off in range(0, os.fstat(fd).st_size, page):
+    os.pread(fd, page, off)
+PY
 }
 
 # frag_load KO RATE HOLD SECONDS: load highorder_stress for order-3
