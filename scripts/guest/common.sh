@@ -236,21 +236,28 @@ hist_stop() {
 	done
 }
 
-# make_page_cache MB [FOLIOS]: a file of MB MiB on the scratch disk,
-# written, dropped and read back, so that it is clean page cache.  FOLIOS
-# large [default]: read back with cat, so readahead caches it in large
-# folios (PMD-sized on 7.2); small: a page at a time with readahead off
-# (POSIX_FADV_RANDOM), one order-0 folio a page, as random reads leave it.
-make_page_cache() {
+# The file the page-cache helpers below make on the scratch disk
+CACHE_FILE=/mnt/scratch/cache
+
+# write_cache_file MB: write CACHE_FILE, MB MiB, sync it and drop it from
+# the page cache.
+write_cache_file() {
 	mountpoint -q /mnt/scratch || { echo "${0##*/}: needs the scratch disk (vm-run --scratch-mb)" >&2; exit 1; }
-	dd if=/dev/zero of=/mnt/scratch/cache bs=1M count="$1" status=none
+	dd if=/dev/zero of="$CACHE_FILE" bs=1M count="$1" status=none
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
-	if [ "${2:-large}" = large ]; then
-		cat /mnt/scratch/cache >/dev/null
-		return
-	fi
-	python3 - /mnt/scratch/cache <<'PY'
+}
+
+# read_cache_file FOLIOS: read CACHE_FILE back into the page cache.  large:
+# with cat, so readahead caches it in large folios (up to PMD size);
+# small: a page at a time with readahead off (POSIX_FADV_RANDOM), one
+# order-0 folio a page, the folio size random reads leave (read in file
+# order, though, so the pages likely lie in order in memory).
+read_cache_file() {
+	case "$1" in
+	large) cat "$CACHE_FILE" >/dev/null ;;
+	small)
+		python3 - "$CACHE_FILE" <<'PY'
 import os, sys
 fd = os.open(sys.argv[1], os.O_RDONLY)
 os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM)
@@ -258,6 +265,15 @@ page = os.sysconf("SC_PAGE_SIZE")
 for off in range(0, os.fstat(fd).st_size, page):
     os.pread(fd, page, off)
 PY
+		;;
+	*) echo "${0##*/}: read_cache_file: bad folio size '$1' (large or small)" >&2; exit 1 ;;
+	esac
+}
+
+# make_page_cache MB: CACHE_FILE as clean page cache in large folios
+make_page_cache() {
+	write_cache_file "$1"
+	read_cache_file large
 }
 
 # frag_load KO RATE HOLD SECONDS: load highorder_stress for order-3
