@@ -20,7 +20,9 @@
 #
 # Passes if no wait saw more than two isolations: the folio being
 # isolated when the thread woke, and at most one more.  Vanilla 7.2
-# fails it (511 in one wait), and so does 6.12 with its backport (506).
+# fails it (511 in one wait), and so does 6.12 with its backport's first
+# 12 patches (506); the 7.2 series' patch 7 and the backport's patch 13
+# make it pass.
 # Fails as not exercised if khugepaged was never running when the thread
 # woke; skips, with the reason, without THP, khugepaged, the trace
 # events or a traceable folio_isolate_lru(), or if the trace buffer lost
