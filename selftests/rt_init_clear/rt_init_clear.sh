@@ -12,7 +12,8 @@
 # (sched:sched_switch, next_pid its tid) with a stack trace of the task
 # switched out; counted, those whose stack holds get_page_from_freelist():
 # the thread got the CPU in the middle of an allocation's preparation,
-# where only the clearing can let it in.  Counts, not times.
+# where, without preemption, only the clearing's reschedule point can let
+# it in.  Counts, not times.
 #
 # Passes if at least one switch came from there.  Vanilla 6.12 fails it
 # (PREEMPT_VOLUNTARY, Debian 13's model: the clearing has no reschedule

@@ -98,6 +98,10 @@ count_stop() {
 	hist_stop "$KSWAPD_RUN"
 }
 
+# node_hopeless: true if a node is hopeless for reclaim (kswapd gave up;
+# wakeup_kswapd() then wakes nobody it traces)
+node_hopeless() { grep -Eq 'node_unreclaimable:[[:space:]]+1' /proc/zoneinfo; }
+
 # kswapd_state: kswapd0's scheduler state letter (S when it sleeps)
 kswapd_state() {
 	local pid
@@ -151,7 +155,7 @@ refused_case() {
 		elif [ "$c" -gt 0 ]; then
 			ktap_test_skip "$desc: kcompactd took the requests (compaction looked suitable)"
 			return
-		elif grep -Eq 'node_unreclaimable:[[:space:]]+1' /proc/zoneinfo; then
+		elif node_hopeless; then
 			ktap_test_skip "$desc: the node is hopeless for reclaim (node_unreclaimable)"
 			return
 		fi
@@ -204,7 +208,7 @@ thp_defer_case() {
 		if [ "$state" != S ]; then
 			ktap_test_skip "$desc: kswapd was awake at the start and ran no pass the case can tell apart"
 			return
-		elif grep -Eq 'node_unreclaimable:[[:space:]]+1' /proc/zoneinfo; then
+		elif node_hopeless; then
 			ktap_test_skip "$desc: the node is hopeless for reclaim (node_unreclaimable)"
 			return
 		fi
