@@ -20,10 +20,12 @@
 # order 3.  Traced, in order: compaction:mm_compaction_defer_compaction,
 # mm_compaction_deferred and mm_compaction_defer_reset, which show a
 # zone's deferral state (the lowest order compaction failed at since its
-# last success, and the deferral limit), vmscan:mm_vmscan_kswapd_wake,
-# one per kswapd reclaim pass, with its order, and the wakeups of a
-# sleeping kswapd or kcompactd (mm_vmscan_wakeup_kswapd,
-# mm_compaction_wakeup_kcompactd), which show that requests came.
+# last success, and the deferral limit), one event per kswapd reclaim
+# pass with the order it reclaims at (vmscan:mm_vmscan_balance_pgdat_begin;
+# on a kernel without it, mm_vmscan_kswapd_wake, which gives the order
+# kswapd was woken for), and the wakeups of a sleeping kswapd or
+# kcompactd (mm_vmscan_wakeup_kswapd, mm_compaction_wakeup_kcompactd),
+# which show that requests came.
 #
 # Case 1: while compaction is failing at an order (limit above 1 and the
 # order at or above the failed order, in every zone the events name),
@@ -31,11 +33,12 @@
 # there again: at most one pass per success (mm_compaction_defer_reset),
 # and one more for a request that raised kswapd's order before the
 # first failure.  Vanilla 6.12 and 7.2 start a pass for most requests
-# that find kswapd asleep (7.2: 155, 6.12: 88).  Neither series carries
-# a kswapd patch (known-failures); the one tried,
-# patches/7.2/experiments/kswapd-defer-with-compaction.patch, started
-# more passes than vanilla (177), since it lets kswapd back at every
-# failed retry.
+# that find kswapd asleep (7.2: 155, 6.12: 88); the 7.2 series' patch 10
+# leaves them to kcompactd, and its gated passes, woken at order 3 for
+# order-0 work, reclaim at order 0.  The 6.12 backport has no kswapd
+# patch (known-failures); patches/7.2/experiments/
+# kswapd-defer-with-compaction.patch started more passes than vanilla
+# (177), since it lets kswapd back at every failed retry.
 # Skipped, with the reason, if kswapd started no high-order pass at all
 # (seen on 6.12: the requests' wakeups then never reached it), if
 # compaction failed no more often than it succeeded, or no more
@@ -43,8 +46,8 @@
 # the case allows passes (then passing it shows nothing), as when the
 # fill did not keep compaction failing (seen on the debug config: 4
 # failures against 22 successes, and 6 against 5 with no pass in a
-# failing spell; the 7.2 series, which has no kswapd patch, on the
-# distro config: 1,567 such wakeups against no success), or if MemFree
+# failing spell; the 7.2 series without patch 10, on the distro
+# config: 1,567 such wakeups against no success), or if MemFree
 # ended below the zones' high watermarks (kswapd then had order-0 work,
 # which the series leaves alone).
 #
@@ -63,8 +66,11 @@ FRAG_MB=${FRAG_MB:-$(($(meminfo_mb MemFree) - 300))}
 RATE=${RATE:-2000}
 HOLD=${HOLD:-16384}
 SECONDS_RUN=${SECONDS_RUN:-10}
+# a kswapd reclaim pass, with its order (see the header)
+PASS_EVENT=vmscan/mm_vmscan_balance_pgdat_begin
+[ -z "$(trace_missing "$PASS_EVENT")" ] || PASS_EVENT=vmscan/mm_vmscan_kswapd_wake
 EVENTS=(compaction/mm_compaction_defer_compaction compaction/mm_compaction_deferred
-	compaction/mm_compaction_defer_reset vmscan/mm_vmscan_kswapd_wake
+	compaction/mm_compaction_defer_reset "$PASS_EVENT"
 	vmscan/mm_vmscan_wakeup_kswapd compaction/mm_compaction_wakeup_kcompactd)
 D=/sys/kernel/debug/highorder_stress
 OUT=$(mktemp -d)
@@ -97,7 +103,7 @@ high_wmark_mb() {
 # their order, and the high-order requests that woke a sleeping kswapd
 # or kcompactd meanwhile
 futile_passes() {
-	awk '
+	awk -v pass="${PASS_EVENT#*/}:" '
 	function failing(o,  z, n) {
 		n = 0
 		for (z in from) {
@@ -129,7 +135,7 @@ futile_passes() {
 			asked++
 		next
 	}
-	/mm_vmscan_kswapd_wake:/ {
+	index($0, pass) {
 		o = 0
 		for (i = 1; i <= NF; i++)
 			if ($i ~ /^order=/) o = substr($i, 7) + 0
@@ -175,7 +181,7 @@ main() {
 	rmmod highorder_stress
 	high_mb=$(high_wmark_mb)
 	read -r passes failures successes during asked < <(futile_passes)
-	ktap_print_msg "kswapd_futile: $passes kswapd passes at order > 0," \
+	ktap_print_msg "kswapd_futile: $passes kswapd passes at order > 0 (${PASS_EVENT#*/})," \
 		"$during of them while compaction was failing at their order;" \
 		"$asked wakeups of a daemon at order > 0 meanwhile;" \
 		"compaction failed $failures times and succeeded $successes;" \
