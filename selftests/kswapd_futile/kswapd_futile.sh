@@ -108,11 +108,12 @@ high_wmark_mb() {
 		END { print int(n * 4 / 1024) }' /proc/zoneinfo
 }
 
-# futile_passes: "PASSES FAILURES SUCCESSES FAILING ASKED" from the
+# futile_passes: "PASSES FAILURES SUCCESSES FAILING ASKED NODES" from the
 # trace: kswapd passes at an order above 0, compaction's failures and
 # successes, the passes that began while compaction was failing at
-# their order, and the high-order requests that woke a sleeping kswapd
-# or kcompactd meanwhile
+# their order on their node, the high-order requests that woke a
+# sleeping kswapd or kcompactd meanwhile, and the nodes whose kswapd
+# ran a pass at an order above 0
 futile_passes() {
 	awk -v pass="${PASS_EVENT#*/}:" -v order_of="${ORDER_EVENT#*/}:" '
 	# field NAME=VALUE of the current line
