@@ -343,9 +343,12 @@ test_histogram() {
 
 uptime_ms() { awk '{ printf "%d", $1 * 1000 }' /proc/uptime; }
 
-# The probe fires at its period: samples and missed periods within 50% of
-# the count expected for the time it ran (measured, since starting and
-# stopping take time too).
+# The probe fires at its period: samples and missed periods between a
+# quarter and 1.5 times the count expected for the time it ran (measured,
+# since starting and stopping take time too).  A wrong period unit is off
+# by 1000; the low bound is that loose because the vCPU threads of a
+# multi-threaded TCG guest on a host busy with other VMs miss over half
+# their periods unseen (2,247 of 4,720 fired at 1000 us once).
 test_probe_period() {
 	local period=$1 ncpu expected samples missed fired t0 ms
 	ncpu=$(nproc)
@@ -363,7 +366,7 @@ test_probe_period() {
 	expected=$((ms * 1000 / period * ncpu))
 	ktap_print_msg "probe period ${period}us: $samples samples and $missed missed periods in about $ms ms, expected about $expected, max lateness $(stat_of probe_lateness_max_ns) ns"
 	fired=$((samples + missed))
-	[ "$fired" -ge $((expected / 2)) ] && [ "$fired" -le $((expected * 3 / 2)) ]
+	[ "$fired" -ge $((expected / 4)) ] && [ "$fired" -le $((expected * 3 / 2)) ]
 }
 
 test_probe_busy() {
