@@ -224,7 +224,7 @@ hist_start() {
 }
 
 hist_total() {
-	awk -v lo="${2:-}" -v hi="${3:-${2:-}}" '/^\{/ && (lo == "" || ($3 >= lo && $3 <= hi)) {
+	awk -v lo="${2:-}" -v hi="${3:-${2:-}}" '/^\{/ && (lo == "" || ($3 + 0 >= lo && $3 + 0 <= hi)) {
 			for (i = 1; i < NF; i++) if ($i == "hitcount:") s += $(i + 1) }
 		END { print s + 0 }' "$TRACEFS/events/$1/hist"
 }
