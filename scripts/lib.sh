@@ -267,6 +267,7 @@ selftests_argv() {
 	local ko=$1 dir=$2
 	shift 2
 	SELFTESTS_ARGV=(env HIGHORDER_STRESS_KO="$ko" SELFTESTS="$*"
+		SELFTEST_TIMEOUT="${SELFTEST_TIMEOUT:-}"
 		KNOWN_FAILURES="$(known_failures)"
 		KERNEL_TREE="$(dirname "$(kernel_obj_dir "$VARIANT")")"
 		KERNEL_OBJ="$(kernel_obj_dir "$VARIANT")"
