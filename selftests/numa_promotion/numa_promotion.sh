@@ -27,11 +27,11 @@
 # enough (free above high plus 512 pages and its lowmem reserve) lets
 # promotions through without a wakeup.
 # A guard against a gate that loses promotion's wakeup, not a test of a
-# mechanism: the series passes it where no record stands (7.2,
-# CONFIG=numa, two runs: kswapd woken once, 32,768 candidate pages, 10 and
-# 12 of 64 THPs promoted; vanilla not run), and 7.2 with that wakeup
-# deleted from mm/migrate.c fails it (59,904 candidate pages, nobody
-# woken).
+# mechanism: the series passes it where no record stands (CONFIG=numa,
+# 32,768 candidate pages, kswapd woken once: on 7.2 10 and 12 of 64 THPs
+# promoted in two runs, on 6.12 12; vanilla not run), and 7.2 with that
+# wakeup deleted from mm/migrate.c fails it (59,904 candidate pages,
+# nobody woken).
 #
 # Environment (default):
 #   PROMOTE_MB    THPs to fault in on node 1, MiB, even [128]
