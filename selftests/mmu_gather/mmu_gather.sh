@@ -12,14 +12,18 @@
 # Counts, not times: a process faults in THP_MB of MADV_HUGEPAGE memory
 # and unmaps it; in it, every call of free_pages_and_swap_cache() (the
 # function tracer) and every page freed (kmem:mm_page_free, with its
-# order) is traced, and the base pages freed from one call to the next
-# are summed.  Passes if no chunk freed more than 1023 pages: the limit
+# order and a stack trace) is traced, and the base pages each call freed
+# (those whose stack has the function) are summed.  Pages the process
+# frees elsewhere are not the chunk's: on the debug config, KASAN's
+# quarantine frees slab pages from the process's own allocations between
+# two calls.  Passes if no chunk freed more than 1023 pages: the limit
 # (MAX_NR_PAGES_PER_FREE, 512) counted in base pages ends a chunk at the
 # first entry that reaches it, so at most 511 + 512.  Vanilla 6.12 fails
 # it, with chunks of over a hundred THPs.  On 7.2 the chunk's size does not
 # hold a woken task off the CPU (every x86 model preempts), which
 # patches/7.2/known-failures says.  It fails as not exercised if fewer
-# than 16 THPs were faulted, and skips without THP or the tracing it needs.
+# than 16 THPs were faulted or no free inside a call was traced, and
+# skips without THP or the tracing it needs.
 #
 # Environment (default):
 #   THP_MB     memory to fault in as THPs and unmap, MiB [256]
@@ -37,6 +41,8 @@ LIMIT=1023
 DESC="mmu_gather: munmap() of THPs frees at most 1023 base pages between reschedule points"
 
 cleanup() {
+	[ ! -w "$T/events/$EVENT/trigger" ] ||
+		echo "!stacktrace" >"$T/events/$EVENT/trigger" 2>/dev/null
 	trace_events_reset "$EVENT"
 	function_trace_off
 	trace_buffer_restore
@@ -44,15 +50,21 @@ cleanup() {
 trap cleanup EXIT
 
 # chunks: from the trace, "CHUNKS MAX", the calls of FN and the most base
-# pages freed from one to the next (or to the end of the trace)
+# pages freed inside one: a page counts for the call before it if the
+# stack of its mm_page_free event has FN
 chunks() {
 	awk -v fn="$FN" '
-	function close_chunk() { if (open && n > max) max = n; n = 0 }
-	$0 ~ (": " fn " <-") { close_chunk(); open = 1; calls++; next }
-	/ mm_page_free: / && open {
-		match($0, /order=[0-9]+/); n += 2 ^ substr($0, RSTART + 6, RLENGTH - 6)
+	function close_chunk() { if (n > max) max = n; n = 0 }
+	# the stack of a free ends at the first line that is not of it
+	function end_free() { if (pages && inside) n += pages; pages = 0; inside = 0 }
+	/^ => / { if ($2 == fn) inside = 1; next }
+	/<stack trace>/ { next }
+	{ end_free() }
+	$0 ~ (": " fn " <-") { close_chunk(); calls++; next }
+	/ mm_page_free: / {
+		match($0, /order=[0-9]+/); pages = 2 ^ substr($0, RSTART + 6, RLENGTH - 6)
 	}
-	END { close_chunk(); print calls + 0, max + 0 }' "$T/trace"
+	END { end_free(); close_chunk(); print calls + 0, max + 0 }' "$T/trace"
 }
 
 main() {
@@ -71,6 +83,7 @@ main() {
 	(
 		echo "$BASHPID" >"$T/set_ftrace_pid"
 		echo "common_pid == $BASHPID" >"$T/events/$EVENT/filter"
+		echo "stacktrace if common_pid == $BASHPID" >"$T/events/$EVENT/trigger"
 		function_trace_on "$FN"
 		trace_events 1 "$EVENT"
 		exec "$GUEST/thp-fault" --mb "$THP_MB"
@@ -88,6 +101,8 @@ main() {
 		ktap_test_skip "$DESC: the trace buffer dropped $lost events; raise TRACE_KB"
 	elif [ "${thps:-0}" -lt 16 ] || [ "$calls" -eq 0 ]; then
 		ktap_test_fail "$DESC: too few THPs faulted (${thps:-0}), nothing measured"
+	elif [ "$max" -eq 0 ]; then
+		ktap_test_fail "$DESC: no page freed inside $FN() traced (no stack traces?)"
 	else
 		ktap_test_result "$DESC" [ "$max" -le "$LIMIT" ]
 	fi
