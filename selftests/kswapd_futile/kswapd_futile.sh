@@ -108,12 +108,14 @@ high_wmark_mb() {
 		END { print int(n * 4 / 1024) }' /proc/zoneinfo
 }
 
-# futile_passes: "PASSES FAILURES SUCCESSES FAILING ASKED NODES" from the
-# trace: kswapd passes at an order above 0, compaction's failures and
-# successes, the passes that began while compaction was failing at
-# their order on their node, the high-order requests that woke a
-# sleeping kswapd or kcompactd meanwhile, and the nodes whose kswapd
-# ran a pass at an order above 0
+# futile_passes: "PASSES FAILURES SUCCESSES FAILING ASKED NODES WHICH"
+# from the trace: kswapd passes at an order above 0, compaction's
+# failures and successes, the passes that began while compaction was
+# failing at their order on their node, the high-order requests that
+# woke a sleeping kswapd or kcompactd meanwhile, and the nodes whose
+# kswapd ran a pass at an order above 0; WHICH lists the failing passes
+# (time:node:order, and the gfp flags of the last kswapd wakeup on the
+# node before each), for a diagnosis
 futile_passes() {
 	awk -v pass="${PASS_EVENT#*/}:" -v order_of="${ORDER_EVENT#*/}:" '
 	# field NAME=VALUE of the current line
@@ -148,6 +150,8 @@ futile_passes() {
 	}
 	/mm_vmscan_wakeup_kswapd:|mm_compaction_wakeup_kcompactd:/ {
 		o = field("order") + 0
+		if ($0 ~ /mm_vmscan_wakeup_kswapd:/)
+			woke[field("nid")] = "order=" o ",gfp=" field("gfp_flags")
 		if (o > 0 && failing(o, field("nid")))
 			asked++
 		next
@@ -169,17 +173,21 @@ futile_passes() {
 			nodes[n] = 1
 			nnodes++
 		}
-		if (failing(o, n))
+		if (failing(o, n)) {
 			during++
+			match($0, /[0-9]+\.[0-9]+: /)
+			which = which " " substr($0, RSTART, RLENGTH - 2) "s:node" n \
+				":order" o "(" woke[n] ")"
+		}
 	}
 	END {
-		printf "%d %d %d %d %d %d\n", passes, failures, successes,
-			during, asked, nnodes
+		printf "%d %d %d %d %d %d%s\n", passes, failures, successes,
+			during, asked, nnodes, which
 	}' "$OUT/trace"
 }
 
 main() {
-	local passes failures successes during asked nodes free_mb high_mb missing skips
+	local passes failures successes during asked nodes which free_mb high_mb missing skips
 	ktap_print_header
 	ktap_require_uint 1 FRAG_MB RATE HOLD SECONDS_RUN
 	if [ -z "$KO" ] || [ ! -f "$KO" ]; then
@@ -210,7 +218,7 @@ main() {
 	ktap_print_msg "kswapd_futile: highorder_stress: $(grep -E '^order3_(attempts|successes):' "$D/stats" | tr '\n' ' ')"
 	rmmod highorder_stress
 	high_mb=$(high_wmark_mb)
-	read -r passes failures successes during asked nodes < <(futile_passes)
+	read -r passes failures successes during asked nodes which < <(futile_passes)
 	ktap_print_msg "kswapd_futile: $passes kswapd passes at order > 0 (${PASS_EVENT#*/}$([ "$ORDER_EVENT" = "$PASS_EVENT" ] || echo ", order from ${ORDER_EVENT#*/}"))," \
 		"$during of them while compaction was failing at their order, on $nodes nodes;" \
 		"$asked wakeups of a daemon at order > 0 meanwhile;" \
@@ -225,6 +233,8 @@ main() {
 	elif [ "$free_mb" -le "$high_mb" ]; then
 		ktap_test_skip "kswapd_futile: kswapd passes at an order compaction fails at: at most one per success: MemFree $free_mb MiB ended at or below the high watermarks ($high_mb MiB), so kswapd had order-0 work"
 	else
+		[ "$during" -le $((successes + nodes)) ] ||
+			ktap_print_msg "kswapd_futile: the passes while it was failing: $which"
 		ktap_test_result "kswapd_futile: kswapd passes at an order compaction fails at: at most one per success" \
 			[ "$during" -le $((successes + nodes)) ]
 	fi
