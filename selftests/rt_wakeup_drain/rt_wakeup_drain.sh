@@ -105,9 +105,9 @@ drain_while_waiting() {
 		if (armed && ts($0) >= expires) { h++; frames = 1; stack = "" }
 		next
 	}
-	# its first four callers, innermost first
+	# its first twelve callers, innermost first
 	/^ => / {
-		if (frames && frames <= 4 && $2 != fn) { stack = stack (stack == "" ? "" : "<") $2; frames++ }
+		if (frames && frames <= 12 && $2 != fn) { stack = stack (stack == "" ? "" : "<") $2; frames++ }
 		next
 	}
 	/ sched_switch: / && $0 ~ ("next_pid=" pid " ") {
