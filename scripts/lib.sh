@@ -269,6 +269,7 @@ selftests_argv() {
 	SELFTESTS_ARGV=(env HIGHORDER_STRESS_KO="$ko" SELFTESTS="$*"
 		SELFTEST_TIMEOUT="${SELFTEST_TIMEOUT:-}"
 		KNOWN_FAILURES="$(known_failures)"
+		CONFIG_PARTS="$(config_parts | tr '\n' ' ')"
 		KERNEL_TREE="$(dirname "$(kernel_obj_dir "$VARIANT")")"
 		KERNEL_OBJ="$(kernel_obj_dir "$VARIANT")"
 		"$TOP/selftests/run" "$dir")
