@@ -254,8 +254,8 @@ install_selftests() {
 }
 
 # known_failures: the series' list of selftest cases it is known to fail
-# (patches/SERIES/known-failures: "COLLECTION CASE reason" lines), or
-# nothing
+# (patches/SERIES/known-failures: "COLLECTION CASE reason" lines, the
+# form its header gives), or nothing
 known_failures() {
 	[ ! -f "$SERIES_DIR/known-failures" ] || echo "$SERIES_DIR/known-failures"
 }
