@@ -113,9 +113,10 @@ high_wmark_mb() {
 # failures and successes, the passes that began while compaction was
 # failing at their order on their node, the high-order requests that
 # woke a sleeping kswapd or kcompactd meanwhile, and the nodes whose
-# kswapd ran a pass at an order above 0; WHICH lists the failing passes
-# (time:node:order, and the gfp flags of the last kswapd wakeup on the
-# node before each), for a diagnosis
+# kswapd ran a pass at an order above 0; WHICH lists the first ten
+# failing passes (time:node:order, the time of the event that gave the
+# order, and the order and gfp flags of the last kswapd wakeup on the
+# node before it), for a diagnosis
 futile_passes() {
 	awk -v pass="${PASS_EVENT#*/}:" -v order_of="${ORDER_EVENT#*/}:" '
 	# field NAME=VALUE of the current line
@@ -176,8 +177,11 @@ futile_passes() {
 		if (failing(o, n)) {
 			during++
 			match($0, /[0-9]+\.[0-9]+: /)
-			which = which " " substr($0, RSTART, RLENGTH - 2) "s:node" n \
-				":order" o "(" woke[n] ")"
+			if (during <= 10)
+				which = which " " substr($0, RSTART, RLENGTH - 2) "s:node" n \
+					":order" o "(" woke[n] ")"
+			else if (during == 11)
+				which = which " ..."
 		}
 	}
 	END {
