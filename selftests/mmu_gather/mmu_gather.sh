@@ -57,7 +57,11 @@ chunks() {
 	function close_chunk() { if (n > max) max = n; n = 0 }
 	# the stack of a free ends at the first line that is not of it
 	function end_free() { if (pages && inside) n += pages; pages = 0; inside = 0 }
-	/^ => / { if ($2 == fn) inside = 1; next }
+	/^ => / { if (!irq && $2 == fn) inside = 1; next }
+	# a free in an interrupt (flags h, s or H) and its stack are not the
+	# call, though they carry the pid of the task, and its frames too
+	$3 ~ /[hsH]/ { irq = 1; next }
+	{ irq = 0 }
 	/<stack trace>/ { next }
 	{ end_free() }
 	$0 ~ (": " fn " <-") { close_chunk(); calls++; next }
@@ -74,6 +78,7 @@ main() {
 	[ -z "$(trace_missing "$EVENT")" ] || skip_all "no trace event $EVENT"
 	function_traceable "$FN" ||
 		skip_all "the function tracer cannot trace $FN()"
+	[ -w "$T/events/$EVENT/trigger" ] || skip_all "no event triggers for $EVENT"
 	ktap_require_uint 16 THP_MB
 	ktap_require_uint 1 TRACE_KB
 	ktap_set_plan 1
