@@ -455,13 +455,16 @@ trace_events() {
 	done
 }
 
-# trace_events_reset EVENT...: disable each EVENT and clear its filter,
-# for cleanup paths; events this kernel lacks are passed over
+# trace_events_reset EVENT...: disable each EVENT and clear its filter
+# and a stacktrace trigger on it, for cleanup paths; events this kernel
+# lacks are passed over
 trace_events_reset() {
 	local e
 	trace_events 0 "$@"
 	for e in "$@"; do
 		[ ! -w "$TRACEFS/events/$e/filter" ] || echo 0 >"$TRACEFS/events/$e/filter"
+		! grep -q '^stacktrace' "$TRACEFS/events/$e/trigger" 2>/dev/null ||
+			echo '!stacktrace' >"$TRACEFS/events/$e/trigger"
 	done
 }
 

@@ -41,8 +41,6 @@ LIMIT=1023
 DESC="mmu_gather: munmap() of THPs frees at most 1023 base pages between reschedule points"
 
 cleanup() {
-	[ ! -w "$T/events/$EVENT/trigger" ] ||
-		echo "!stacktrace" >"$T/events/$EVENT/trigger" 2>/dev/null
 	trace_events_reset "$EVENT"
 	function_trace_off
 	trace_buffer_restore

@@ -43,8 +43,6 @@ CYCLIC_PID=
 
 cleanup() {
 	stop_background "$CYCLIC_PID"
-	[ ! -w "$TRACEFS/events/$EVENT/trigger" ] ||
-		echo "!stacktrace" >"$TRACEFS/events/$EVENT/trigger" 2>/dev/null
 	trace_events_reset "$EVENT"
 	trace_buffer_restore
 }
