@@ -23,7 +23,8 @@
 #
 # Counts, not times, so host noise cannot decide a result: the events one
 # CPU logs between two of its preemptirq:irq_enable events happened in one
-# IRQs-off section.  Events in hardirq context are left out: an interrupt
+# IRQs-off section, which the irq_disable event before them opened (named
+# when a case fails).  Events in hardirq context are left out: an interrupt
 # handler's refill runs with interrupts off whatever the lock does.  A
 # case passes if no section moved more blocks than the largest pcp
 # "batch:" in /proc/zoneinfo (blocks, not pages: a THP is one block, and
@@ -51,9 +52,10 @@ TRACE_KB=${TRACE_KB:-65536}
 ALLOC=kmem/mm_page_alloc_zone_locked
 DRAIN=kmem/mm_page_pcpu_drain
 IRQ=preemptirq/irq_enable
+IRQOFF=preemptirq/irq_disable
 
 cleanup() {
-	trace_events 0 "$ALLOC" "$DRAIN" "$IRQ"
+	trace_events 0 "$ALLOC" "$DRAIN" "$IRQ" "$IRQOFF"
 	[ ! -w "$TRACEFS/events/$ALLOC/filter" ] || echo 0 >"$TRACEFS/events/$ALLOC/filter"
 	trace_buffer_restore
 	stop_fragment
@@ -63,7 +65,9 @@ trap cleanup EXIT
 # sections EVENT: "SECTIONS MAX CHAINED" from the trace: the IRQs-off
 # sections in which EVENT was logged outside hardirq context, the most
 # EVENTs one of them logged, and how many followed, on their CPU, a
-# section that logged exactly BATCH
+# section that logged exactly BATCH; then, on a second line, the
+# irq_disable event that opened the section with the most and its last
+# EVENT, to say whose section it was
 sections() {
 	awk -v ev=" ${1#*/}: " -v batch="$BATCH" '
 	match($0, /\[[0-9]+\] [^ ]+ /) {
@@ -71,13 +75,20 @@ sections() {
 		flags = substr($0, RSTART, RLENGTH)
 		sub(/^\[[0-9]+\] /, "", flags)
 		if (index($0, ev)) {
-			if (substr(flags, 3, 1) !~ /[hH]/)
+			if (substr(flags, 3, 1) !~ /[hH]/) {
 				n[cpu]++
+				lastev[cpu] = $0
+			}
+		} else if ($0 ~ / irq_disable: /) {
+			if (!n[cpu])
+				first[cpu] = $0
 		} else if ($0 ~ / irq_enable: /) {
 			if (n[cpu] > 0) {
 				sections++
-				if (n[cpu] > max)
+				if (n[cpu] > max) {
 					max = n[cpu]
+					worst = first[cpu] " ... " lastev[cpu]
+				}
 				if (last[cpu] == batch)
 					chained++
 				last[cpu] = n[cpu]
@@ -85,28 +96,33 @@ sections() {
 			n[cpu] = 0
 		}
 	}
-	END { print sections + 0, max + 0, chained + 0 }' "$TRACEFS/trace"
+	END {
+		print sections + 0, max + 0, chained + 0
+		gsub(/  +/, " ", worst)
+		print worst
+	}' "$TRACEFS/trace"
 }
 
-# traced EVENT CMD...: run CMD with EVENT and irq_enable traced, into an
-# emptied buffer; returns CMD's status
+# traced EVENT CMD...: run CMD with EVENT, irq_enable and irq_disable
+# traced, into an emptied buffer; returns CMD's status
 traced() {
 	local ev=$1 status=0
 	shift
 	trace_buffer_set "$TRACE_KB"
-	trace_events 1 "$ev" "$IRQ"
+	trace_events 1 "$ev" "$IRQ" "$IRQOFF"
 	"$@" || status=$?
-	trace_events 0 "$ev" "$IRQ"
+	trace_events 0 "$ev" "$IRQ" "$IRQOFF"
 	return "$status"
 }
 
 # judge DESC EVENT WHAT: the case's result from the trace just taken
 judge() {
-	local desc=$1 ev=$2 what=$3 lost sections max chained
+	local desc=$1 ev=$2 what=$3 lost sections max chained worst
 	lost=$(trace_overruns)
-	read -r sections max chained < <(sections "$ev")
+	{ read -r sections max chained; read -r worst; } < <(sections "$ev")
 	ktap_print_msg "$what: $sections IRQs-off sections moved pages, at most $max blocks in one," \
 		"$chained after a full batch; largest pcp batch $BATCH"
+	[ "$max" -le "$BATCH" ] || ktap_print_msg "the largest section's opening and last events: $worst"
 	if [ "$lost" -gt 0 ]; then
 		ktap_test_skip "$desc: the trace buffer lost $lost events; raise TRACE_KB"
 	elif [ "$max" -le "$BATCH" ] && [ "$chained" -eq 0 ]; then
@@ -166,7 +182,7 @@ main() {
 		ktap_skip_all "pcp_batch: PREEMPT_RT kernel, zone->lock does not disable interrupts"
 		exit "$KSFT_SKIP"
 	fi
-	missing=$(trace_missing "$ALLOC" "$DRAIN" "$IRQ")
+	missing=$(trace_missing "$ALLOC" "$DRAIN" "$IRQ" "$IRQOFF")
 	if [ -n "$missing" ]; then
 		ktap_skip_all "pcp_batch: no trace event $missing (needs CONFIG_TRACE_IRQFLAGS, tracefs)"
 		exit "$KSFT_SKIP"
