@@ -41,13 +41,15 @@
 # evicts nothing: one that finds the order met when it starts ends at
 # once and leaves no record (on two fake NUMA nodes, two passes of 3 and
 # 264 us that reclaimed nothing, beside the node's futile pass, failed
-# the case when they were counted).  Still failing there at times (3 of
-# 9 runs): node 0's kswapd, woken every 4 ms by the watermark boost
-# while gated requests have raised its order to 3, runs passes at order
-# 3 that reclaim 16 to 183 pages each (22 in one run); patch 10 lets a
-# pass through when the last one's frees merged into an order-3 block
-# or compaction lacks the free pages it needs, and the trace cannot show
-# which, so that is not yet known.
+# the case when they were counted).  Still failing there at times (4 of
+# 12 runs): node 0's kswapd, woken every 4 ms by the watermark boost
+# while requests have raised its order to 3, runs passes at order 3 that
+# reclaim 16 to 183 pages each (22 in one run; 7 of 11 high-order passes
+# in another followed a boost wakeup, against 4 of 75 on vanilla).  No
+# record stood as they began, though compaction had its free pages
+# (node 0's DMA32 25,283 free, min 8,231): the last pass's frees merged
+# into an order-3 block, or the node was balanced at order 3 as it
+# ended (its DMA zone?); the trace cannot tell which, not yet known.
 # Vanilla 6.12 and 7.2 start a pass for most requests that find kswapd
 # asleep (7.2: 155, 6.12: 88 and 89); the 7.2 series' patch 10 and the
 # 6.12 backport's patch 15 leave them to kcompactd, and their gated
