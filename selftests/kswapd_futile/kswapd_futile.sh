@@ -41,15 +41,21 @@
 # evicts nothing: one that finds the order met when it starts ends at
 # once and leaves no record (on two fake NUMA nodes, two passes of 3 and
 # 264 us that reclaimed nothing, beside the node's futile pass, failed
-# the case when they were counted).  Still failing there at times (4 of
-# 12 runs): node 0's kswapd, woken every 4 ms by the watermark boost
+# the case when they were counted).  Still failing there at times (6 of
+# 24 runs): node 0's kswapd, woken every 4 ms by the watermark boost
 # while requests have raised its order to 3, runs passes at order 3 that
 # reclaim 16 to 183 pages each (22 in one run; 7 of 11 high-order passes
-# in another followed a boost wakeup, against 4 of 75 on vanilla).  No
-# record stood as they began, though compaction had its free pages
-# (node 0's DMA32 25,283 free, min 8,231): the last pass's frees merged
-# into an order-3 block, or the node was balanced at order 3 as it
-# ended (its DMA zone?); the trace cannot tell which, not yet known.
+# in another followed a boost wakeup, against 4 of 75 on vanilla).  The
+# traces with each zone's free pages sampled point at node 0's DMA zone:
+# the passes come while its free pages (1,133, 1,139) are above what
+# compaction_suitable() asks of it for a Normal-class request (min 126,
+# gap 16, protection 975: 1,117), and stop once they fall to 1,027.  A
+# guess to check: compaction's last result there was a success at a
+# higher order (compact_order_failed above 3; kcompactd skips a zone
+# that already has the order without a record), so patch 10 reads
+# compaction as succeeding in one suitable zone and lets the pass
+# through; on one node of 2 GiB the protection, about twice as large,
+# keeps DMA from ever looking suitable.
 # Vanilla 6.12 and 7.2 start a pass for most requests that find kswapd
 # asleep (7.2: 155, 6.12: 88 and 89); the 7.2 series' patch 10 and the
 # 6.12 backport's patch 15 leave them to kcompactd, and their gated
