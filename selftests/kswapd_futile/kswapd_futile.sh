@@ -55,7 +55,9 @@
 # that already has the order without a record), so patch 10 reads
 # compaction as succeeding in one suitable zone and lets the pass
 # through; on one node of 2 GiB the protection, about twice as large,
-# keeps DMA from ever looking suitable.
+# keeps DMA from ever looking suitable.  But passing over a zone that
+# has the order free (patches/7.2/experiments/kswapd-gate-skip-free-
+# zones.patch) did not stop them: 1 of 7 runs still failed, 11 passes.
 # Vanilla 6.12 and 7.2 start a pass for most requests that find kswapd
 # asleep (7.2: 155, 6.12: 88 and 89); the 7.2 series' patch 10 and the
 # 6.12 backport's patch 15 leave them to kcompactd, and their gated
