@@ -45,19 +45,18 @@
 # 24 runs): node 0's kswapd, woken every 4 ms by the watermark boost
 # while requests have raised its order to 3, runs passes at order 3 that
 # reclaim 16 to 183 pages each (22 in one run; 7 of 11 high-order passes
-# in another followed a boost wakeup, against 4 of 75 on vanilla).  The
-# traces with each zone's free pages sampled point at node 0's DMA zone:
-# the passes come while its free pages (1,133, 1,139) are above what
-# compaction_suitable() asks of it for a Normal-class request (min 126,
-# gap 16, protection 975: 1,117), and stop once they fall to 1,027.  A
-# guess to check: compaction's last result there was a success at a
-# higher order (compact_order_failed above 3; kcompactd skips a zone
-# that already has the order without a record), so patch 10 reads
-# compaction as succeeding in one suitable zone and lets the pass
-# through; on one node of 2 GiB the protection, about twice as large,
-# keeps DMA from ever looking suitable.  But passing over a zone that
-# has the order free (patches/7.2/experiments/kswapd-gate-skip-free-
-# zones.patch) did not stop them: 1 of 7 runs still failed, 11 passes.
+# in another followed a boost wakeup, against 4 of 75 on vanilla).  A
+# build with a trace_printk() in patch 10's record update showed why (one
+# failing run): 11 of node 0's 14 order-3 passes left no record because,
+# once the CPU's pcp lists were drained, freed base pages merged into
+# blocks of order 3 or 4, and 2 more because a block had merged during
+# the pass or the node ended balanced at order 3.  So on node 0, which
+# holds the memory outside the fill and the system's own pages, reclaim
+# does make the order at times, as patch 10 counts it (merges that
+# other tasks' frees complete included), and the case's premise does
+# not hold there; the trace cannot tell such passes from futile ones.
+# (A guess that node 0's DMA zone opened the gate was tried and is wrong:
+# patches/7.2/experiments/kswapd-gate-skip-free-zones.patch.)
 # Vanilla 6.12 and 7.2 start a pass for most requests that find kswapd
 # asleep (7.2: 155, 6.12: 88 and 89); the 7.2 series' patch 10 and the
 # 6.12 backport's patch 15 leave them to kcompactd, and their gated
