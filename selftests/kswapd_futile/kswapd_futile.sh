@@ -38,25 +38,12 @@
 # or a request that raised kswapd's order before the first failure).
 # Where the trace has the pass's end (mm_vmscan_balance_pgdat_end), a
 # pass counts only if it reclaimed pages, since one that reclaims none
-# evicts nothing: one that finds the order met when it starts ends at
-# once and leaves no record (on two fake NUMA nodes, two passes of 3 and
-# 264 us that reclaimed nothing, beside the node's futile pass, failed
-# the case when they were counted).  Still failing there at times (6 of
-# 24 runs): node 0's kswapd, woken every 4 ms by the watermark boost
-# while requests have raised its order to 3, runs passes at order 3 that
-# reclaim 16 to 183 pages each (22 in one run; 7 of 11 high-order passes
-# in another followed a boost wakeup, against 4 of 75 on vanilla).  A
-# build with a trace_printk() in patch 10's record update showed why (one
-# failing run): 11 of node 0's 14 order-3 passes left no record because,
-# once the CPU's pcp lists were drained, freed base pages merged into
-# blocks of order 3 or 4, and 2 more because a block had merged during
-# the pass or the node ended balanced at order 3.  So on node 0, which
-# holds the memory outside the fill and the system's own pages, reclaim
-# does make the order at times, as patch 10 counts it (merges that
-# other tasks' frees complete included), and the case's premise does
-# not hold there; the trace cannot tell such passes from futile ones.
-# (A guess that node 0's DMA zone opened the gate was tried and is wrong:
-# patches/7.2/experiments/kswapd-gate-skip-free-zones.patch.)
+# evicts nothing (one that finds the order met when it starts ends at
+# once and leaves no record).  On two fake NUMA nodes the case still
+# fails at times: on node 0, which holds the memory outside the fill,
+# the base pages a pass frees do merge into order-3 blocks at times, and
+# patch 10 rightly keeps no record after such a pass, which the trace
+# cannot tell from a futile one (patch 10's changelog).
 # Vanilla 6.12 and 7.2 start a pass for most requests that find kswapd
 # asleep (7.2: 155, 6.12: 88 and 89); the 7.2 series' patch 10 and the
 # 6.12 backport's patch 15 leave them to kcompactd, and their gated
