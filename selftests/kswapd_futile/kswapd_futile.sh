@@ -39,11 +39,14 @@
 # Where the trace has the pass's end (mm_vmscan_balance_pgdat_end), a
 # pass counts only if it reclaimed pages, since one that reclaims none
 # evicts nothing (one that finds the order met when it starts ends at
-# once and leaves no record).  On two fake NUMA nodes the case still
-# fails at times: on node 0, which holds the memory outside the fill,
-# the base pages a pass frees do merge into order-3 blocks at times, and
-# patch 10 rightly keeps no record after such a pass, which the trace
-# cannot tell from a futile one (patch 10's changelog).
+# once and leaves no record).  Where the kernel traces its record
+# (mm_vmscan_kswapd_futile, patch 10's), a pass that began with no record
+# covering its order does not count either: the pass before it made a
+# block of the order, as on node 0 of two fake NUMA nodes, which holds
+# the memory outside the fill, where the base pages a pass frees do merge
+# into order-3 blocks at times (patch 10's changelog).  That takes the
+# kernel's own count of the blocks a pass made on trust; vanilla kernels
+# have no such event, and every pass while compaction fails counts.
 # Vanilla 6.12 and 7.2 start a pass for most requests that find kswapd
 # asleep (7.2: 155, 6.12: 88 and 89); the 7.2 series' patch 10 and the
 # 6.12 backport's patch 15 leave them to kcompactd, and their gated
@@ -91,11 +94,15 @@ if [ -n "$(trace_missing "$PASS_EVENT")" ]; then
 	ORDER_EVENT=vmscan/mm_vmscan_lru_isolate
 	END_EVENT=
 fi
+# the order kswapd's record holds after each pass (none on a vanilla kernel)
+RECORD_EVENT=vmscan/mm_vmscan_kswapd_futile
+[ -z "$(trace_missing "$RECORD_EVENT")" ] || RECORD_EVENT=
 EVENTS=(compaction/mm_compaction_defer_compaction compaction/mm_compaction_deferred
 	compaction/mm_compaction_defer_reset "$PASS_EVENT"
 	vmscan/mm_vmscan_wakeup_kswapd compaction/mm_compaction_wakeup_kcompactd)
 [ "$ORDER_EVENT" = "$PASS_EVENT" ] || EVENTS+=("$ORDER_EVENT")
 [ -z "$END_EVENT" ] || EVENTS+=("$END_EVENT")
+[ -z "$RECORD_EVENT" ] || EVENTS+=("$RECORD_EVENT")
 D=/sys/kernel/debug/highorder_stress
 OUT=$(mktemp -d)
 
@@ -121,11 +128,13 @@ high_wmark_mb() {
 		END { print int(n * 4 / 1024) }' /proc/zoneinfo
 }
 
-# futile_passes: "PASSES FAILURES SUCCESSES FAILING IDLE ASKED NODES
-# WHICH" from the trace: kswapd passes at an order above 0, compaction's
-# failures and successes, the passes that began while compaction was
-# failing at their order on their node and reclaimed pages (with an end
-# event; without one, every such pass), those that reclaimed none (IDLE),
+# futile_passes: "PASSES FAILURES SUCCESSES FAILING IDLE UNGATED ASKED
+# NODES WHICH" from the trace: kswapd passes at an order above 0,
+# compaction's failures and successes, the passes that began while
+# compaction was failing at their order on their node and reclaimed pages
+# (with an end event; without one, every such pass), those that reclaimed
+# none (IDLE), those that began with no record covering their order (with
+# the record's event; UNGATED),
 # the high-order requests that woke a sleeping kswapd or kcompactd
 # meanwhile, and the nodes whose kswapd ran a pass at an order above 0;
 # WHICH lists the first ten failing passes (time:node:order, the time of
@@ -133,7 +142,8 @@ high_wmark_mb() {
 # kswapd wakeup on the node before it), for a diagnosis
 futile_passes() {
 	awk -v pass="${PASS_EVENT#*/}:" -v order_of="${ORDER_EVENT#*/}:" \
-	    -v pass_end="${END_EVENT:+${END_EVENT#*/}:}" '
+	    -v pass_end="${END_EVENT:+${END_EVENT#*/}:}" \
+	    -v record_of="${RECORD_EVENT:+${RECORD_EVENT#*/}:}" '
 	# field NAME=VALUE of the current line
 	function field(name,  i) {
 		for (i = 1; i <= NF; i++)
@@ -180,6 +190,11 @@ futile_passes() {
 			asked++
 		next
 	}
+	# the order the record of a node holds after a pass (0: none)
+	record_of != "" && index($0, record_of) {
+		record[field("nid")] = field("record") + 0
+		next
+	}
 	# a pass without its order in its own event (it is traced by kswapd
 	# itself): wait for the order, from the same kswapd
 	index($0, pass) && pass != order_of {
@@ -199,6 +214,10 @@ futile_passes() {
 		}
 		if (!failing(o, n))
 			next
+		if (record_of != "" && !(record[n] > 0 && o >= record[n])) {
+			ungated++
+			next
+		}
 		match($0, /[0-9]+\.[0-9]+: /)
 		stamp = substr($0, RSTART, RLENGTH - 2)
 		if (pass_end == "") {
@@ -220,13 +239,13 @@ futile_passes() {
 		delete open_order[n]
 	}
 	END {
-		printf "%d %d %d %d %d %d %d%s\n", passes, failures, successes,
-			during, idle, asked, nnodes, which
+		printf "%d %d %d %d %d %d %d %d%s\n", passes, failures,
+			successes, during, idle, ungated, asked, nnodes, which
 	}' "$OUT/trace"
 }
 
 main() {
-	local passes failures successes during idle asked nodes which free_mb high_mb missing skips
+	local passes failures successes during idle ungated asked nodes which free_mb high_mb missing skips
 	ktap_print_header
 	ktap_require_uint 1 FRAG_MB RATE HOLD SECONDS_RUN
 	if [ -z "$KO" ] || [ ! -f "$KO" ]; then
@@ -257,9 +276,9 @@ main() {
 	ktap_print_msg "kswapd_futile: highorder_stress: $(grep -E '^order3_(attempts|successes):' "$D/stats" | tr '\n' ' ')"
 	rmmod highorder_stress
 	high_mb=$(high_wmark_mb)
-	read -r passes failures successes during idle asked nodes which < <(futile_passes)
+	read -r passes failures successes during idle ungated asked nodes which < <(futile_passes)
 	ktap_print_msg "kswapd_futile: $passes kswapd passes at order > 0 (${PASS_EVENT#*/}$([ "$ORDER_EVENT" = "$PASS_EVENT" ] || echo ", order from ${ORDER_EVENT#*/}"))," \
-		"$during of them while compaction was failing at their order$([ -z "$END_EVENT" ] || echo " and reclaimed pages ($idle more reclaimed none)"), on $nodes nodes;" \
+		"$during of them while compaction was failing at their order$([ -z "$END_EVENT" ] || echo " and reclaimed pages ($idle more reclaimed none)")$([ -z "$RECORD_EVENT" ] || echo " and no pass before had made it ($ungated more began with no record covering their order)"), on $nodes nodes;" \
 		"$asked wakeups of a daemon at order > 0 meanwhile;" \
 		"compaction failed $failures times and succeeded $successes;" \
 		"MemFree $free_mb MiB at the end, high watermarks $high_mb MiB;" \
