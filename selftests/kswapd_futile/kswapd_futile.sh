@@ -46,11 +46,12 @@
 # with it met, as on node 0 of two fake NUMA nodes, which holds the memory
 # outside the fill, where the base pages a pass frees do merge into
 # order-3 blocks at times (patch 10's changelog).  That takes the
-# kernel's own count of the blocks a pass made on trust, so where more
-# passes were left out so than the case allows, the record must have
-# turned some wakeup away (kswapd_futile_order_skip), and a lost event
-# skips the case.  Vanilla kernels have no such event, and every pass
-# while compaction fails counts.
+# kernel's own count of the blocks a pass made on trust: where more
+# passes were left out than the case allows, the record must have turned
+# some wakeup away (kswapd_futile_order_skip, one count for all nodes, so
+# a kernel that sets its record but clears it too readily on one node
+# may still pass), and a lost event skips the case.  Vanilla kernels
+# have no such event, and every pass while compaction fails counts.
 # Vanilla 6.12 and 7.2 start a pass for most requests that find kswapd
 # asleep (7.2: 155, 6.12: 88 and 89); the 7.2 series' patch 10 and the
 # 6.12 backport's patch 15 leave them to kcompactd, and their gated
@@ -67,9 +68,10 @@
 # fill did not keep compaction failing (seen on the debug config: 4
 # failures against 22 successes, and 6 against 5 with no pass in a
 # failing spell; the 7.2 series without patch 10, on the distro
-# config: 1,567 such wakeups against no success), or if MemFree
+# config: 1,567 such wakeups against no success), if MemFree
 # ended below the zones' high watermarks (kswapd then had order-0 work,
-# which the series leaves alone).
+# which the series leaves alone), or, where the record is traced, if the
+# trace lost events.
 #
 # Environment (default):
 #   HIGHORDER_STRESS_KO   path of highorder_stress.ko (required)
@@ -194,12 +196,18 @@ futile_passes() {
 			asked++
 		next
 	}
-	# the rank of a zone the events name (ZONE_TYPE); an unnamed one
-	# (a pass whose event has no zone) ranks lowest
-	function zone_rank(name) {
+	# the index of a zone an event names (ZONE_TYPE) or numbers: the
+	# x86_64 zones in enum zone_type order; none ranks lowest
+	function zone_rank(name,  names, k, i) {
 		if (name == "")
 			return -1
-		return index(" DMA DMA32 Normal Movable Device ", " " name " ")
+		if (name ~ /^[0-9]+$/)
+			return name + 0
+		k = split("DMA DMA32 Normal Movable Device", names, " ")
+		for (i = 1; i <= k; i++)
+			if (names[i] == name)
+				return i - 1
+		return k
 	}
 	# the order and zone the record of a node holds after a pass (0: none)
 	record_of != "" && index($0, record_of) {
@@ -227,7 +235,7 @@ futile_passes() {
 		}
 		if (!failing(o, n))
 			next
-		zone = pass == order_of ? field("highest_zoneidx") : ""
+		zone = field(pass == order_of ? "highest_zoneidx" : "classzone")
 		if (record_of != "" && !(record[n] > 0 && o >= record[n] &&
 		    zone_rank(zone) <= zone_rank(record_zone[n]))) {
 			ungated++
