@@ -56,8 +56,8 @@
 # asleep (7.2: 155, 6.12: 88 and 89); the 7.2 series' patch 10 and the
 # 6.12 backport's patch 15 leave them to kcompactd, and their gated
 # passes, woken at order 3 for order-0 work, reclaim at order 0 (on
-# 6.12, with patches 1-14, this load seldom woke kswapd at order 3 at
-# all, and the record turned nothing away).  patches/7.2/experiments/
+# 6.12 with patches 1-14, on the distro config, this load seldom woke
+# kswapd at order 3 at all, and the record turned nothing away).  patches/7.2/experiments/
 # kswapd-defer-with-compaction.patch started more passes than vanilla
 # (177), since it lets kswapd back at every failed retry.
 # Skipped, with the reason, if kswapd started no high-order pass at all
