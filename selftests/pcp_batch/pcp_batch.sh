@@ -25,8 +25,13 @@
 # CPU logs between two of its preemptirq:irq_enable events happened in one
 # IRQs-off section, which the irq_disable event before them opened (named
 # when a case fails).  Events in hardirq context are left out: an interrupt
-# handler's refill runs with interrupts off whatever the lock does.  A
-# case passes if no section moved more blocks than the largest pcp
+# handler's refill runs with interrupts off whatever the lock does.  So
+# are sections opened outside mm/page_alloc.c (neither the opening event's
+# caller nor its parent is a text symbol of KERNEL_OBJ's mm/page_alloc.o),
+# such as allocations under a driver's spin_lock_irqsave(): there the
+# allocator cannot give interrupts back.  Sections whose opening was not
+# traced count, and without that object file all do.  A case passes if
+# no section moved more blocks than the largest pcp
 # "batch:" in /proc/zoneinfo (blocks, not pages: a THP is one block, and
 # no more than a batch of pages is moved per hold, so the bound is loose
 # only for higher orders).  It fails as not exercised unless the load
@@ -43,6 +48,7 @@
 #   THP_MB     memory to fault in as THPs in case 3, MiB [the free order-9
 #              blocks plus 256 MiB, so that the last 256 MiB need compaction]
 #   TRACE_KB   trace buffer per CPU, KiB [65536]
+#   KERNEL_OBJ the running kernel's build directory, for mm/page_alloc.o [none]
 set -u
 DIR=$(cd "$(dirname "$0")" && pwd)
 . "$DIR/../lib/ktap.sh"
@@ -59,17 +65,42 @@ cleanup() {
 	[ ! -w "$TRACEFS/events/$ALLOC/filter" ] || echo 0 >"$TRACEFS/events/$ALLOC/filter"
 	trace_buffer_restore
 	stop_fragment
+	rm -f "${SYMS:-}"
 }
 trap cleanup EXIT
 
-# sections EVENT: "SECTIONS MAX CHAINED" from the trace: the IRQs-off
-# sections in which EVENT was logged outside hardirq context, the most
-# EVENTs one of them logged, and how many followed, on their CPU, a
-# section that logged exactly BATCH; then, on a second line, the
-# irq_disable event that opened the section with the most and its last
-# EVENT, to say whose section it was
+# allocator_symbols: the text symbols of KERNEL_OBJ's mm/page_alloc.o, one
+# a line; nothing if there is no such file or no nm
+allocator_symbols() {
+	local obj=${KERNEL_OBJ:-/nonexistent}/mm/page_alloc.o
+	[ -r "$obj" ] && command -v nm >/dev/null || return 0
+	nm --defined-only "$obj" | awk '$2 ~ /^[tT]$/ { print $3 }'
+}
+
+# sections EVENT: "SECTIONS MAX CHAINED OUTSIDE" from the trace: the
+# IRQs-off sections mm/page_alloc.c opened in which EVENT was logged
+# outside hardirq context, the most EVENTs one of them logged, how many
+# followed, on their CPU, a section that logged exactly BATCH, and how many
+# sections that logged EVENT were left out as opened elsewhere; then, on a
+# second line, the irq_disable event that opened the counted section with
+# the most and its last EVENT, to say whose section it was; on a third,
+# the event that opened the left-out section with the most
 sections() {
 	awk -v ev=" ${1#*/}: " -v batch="$BATCH" '
+	# the function a "key=symbol+0xoff/0xsize" field of an event names
+	function field(line, key,    i) {
+		i = index(line, " " key "=")
+		if (!i)
+			return ""
+		line = substr(line, i + length(key) + 2)
+		sub(/[+ ].*/, "", line)
+		return line
+	}
+	FILENAME != "-" && FNR == NR {
+		allocator[$1] = 1
+		nsyms++
+		next
+	}
 	match($0, /\[[0-9]+\] [^ ]+ /) {
 		cpu = substr($0, RSTART + 1, index(substr($0, RSTART), "]") - 2)
 		flags = substr($0, RSTART, RLENGTH)
@@ -80,10 +111,18 @@ sections() {
 				lastev[cpu] = $0
 			}
 		} else if ($0 ~ / irq_disable: /) {
-			if (!n[cpu])
+			if (!n[cpu]) {
 				first[cpu] = $0
+				outsider[cpu] = nsyms && !(field($0, "caller") in allocator) && !(field($0, "parent") in allocator)
+			}
 		} else if ($0 ~ / irq_enable: /) {
-			if (n[cpu] > 0) {
+			if (n[cpu] > 0 && outsider[cpu]) {
+				outside++
+				if (n[cpu] > outmax) {
+					outmax = n[cpu]
+					outworst = n[cpu] " blocks: " first[cpu]
+				}
+			} else if (n[cpu] > 0) {
 				sections++
 				if (n[cpu] > max) {
 					max = n[cpu]
@@ -97,10 +136,12 @@ sections() {
 		}
 	}
 	END {
-		print sections + 0, max + 0, chained + 0
+		print sections + 0, max + 0, chained + 0, outside + 0
 		gsub(/  +/, " ", worst)
+		gsub(/  +/, " ", outworst)
 		print worst
-	}' "$TRACEFS/trace"
+		print outworst
+	}' "$SYMS" - <"$TRACEFS/trace"
 }
 
 # traced EVENT CMD...: run CMD with EVENT, irq_enable and irq_disable
@@ -117,12 +158,14 @@ traced() {
 
 # judge DESC EVENT WHAT: the case's result from the trace just taken
 judge() {
-	local desc=$1 ev=$2 what=$3 lost sections max chained worst
+	local desc=$1 ev=$2 what=$3 lost sections max chained outside worst outworst
 	lost=$(trace_overruns)
-	{ read -r sections max chained; read -r worst; } < <(sections "$ev")
+	{ read -r sections max chained outside; read -r worst; read -r outworst; } < <(sections "$ev")
 	ktap_print_msg "$what: $sections IRQs-off sections moved pages, at most $max blocks in one," \
-		"$chained after a full batch; largest pcp batch $BATCH"
+		"$chained after a full batch; largest pcp batch $BATCH;" \
+		"$outside opened outside mm/page_alloc.c left out"
 	[ "$max" -le "$BATCH" ] || ktap_print_msg "the largest section's opening and last events: $worst"
+	[ "$outside" -eq 0 ] || ktap_print_msg "the largest left-out section, $outworst"
 	if [ "$lost" -gt 0 ]; then
 		ktap_test_skip "$desc: the trace buffer lost $lost events; raise TRACE_KB"
 	elif [ "$max" -le "$BATCH" ] && [ "$chained" -eq 0 ]; then
@@ -191,6 +234,9 @@ main() {
 	[ -z "$THP_MB" ] || ktap_require_uint 1 THP_MB
 	ktap_set_plan 3
 	BATCH=$(pcp_largest_batch)
+	SYMS=$(mktemp)
+	allocator_symbols >"$SYMS"
+	[ -s "$SYMS" ] || ktap_print_msg "no mm/page_alloc.o in KERNEL_OBJ: every IRQs-off section counts"
 	if case_refill; then
 		case_free
 	else
