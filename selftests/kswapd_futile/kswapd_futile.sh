@@ -41,7 +41,9 @@
 # evicts nothing (one that finds the order met when it starts ends at
 # once and leaves no record).  Where the kernel traces its record
 # (mm_vmscan_kswapd_futile_order, patch 10's), a pass that began with no
-# record covering its order and zone index does not count either: no pass
+# record covering its order and zone index (each index lowered, as the
+# kernel does, to its node's highest zone with managed pages in
+# /proc/zoneinfo) does not count either: no pass
 # had recorded the order yet, or the last one made a block of it or ended
 # with it met, as on node 0 of two fake NUMA nodes, which holds the memory
 # outside the fill, where the base pages a pass frees do merge into
@@ -147,8 +149,15 @@ high_wmark_mb() {
 # WHICH lists the first ten failing passes (time:node:order, the time of
 # the event that gave the order, and the order and gfp flags of the last
 # kswapd wakeup on the node before it), for a diagnosis
+# managed_zones: "NODE:ZONE" for each zone with managed pages
+managed_zones() {
+	awk '$1 == "Node" { n = $2 + 0; z = $4 }
+		$1 == "managed" && $2 > 0 { printf "%d:%s ", n, z }' /proc/zoneinfo
+}
+
 futile_passes() {
 	awk -v pass="${PASS_EVENT#*/}:" -v order_of="${ORDER_EVENT#*/}:" \
+	    -v managed="$(managed_zones)" \
 	    -v pass_end="${END_EVENT:+${END_EVENT#*/}:}" \
 	    -v record_of="${RECORD_EVENT:+${RECORD_EVENT#*/}:}" '
 	# field NAME=VALUE of the current line
@@ -210,6 +219,22 @@ futile_passes() {
 				return i - 1
 		return k
 	}
+	# the rank of the highest zone of node n at or below rank r with
+	# managed pages ("n:zone" words of managed); none ranks lowest
+	function managed_rank(n, r,  k, i, j, w) {
+		if (!nmanaged) {
+			k = split(managed, w, " ")
+			for (i = 1; i <= k; i++) {
+				j = index(w[i], ":")
+				is_managed[substr(w[i], 1, j - 1) ":" \
+				    zone_rank(substr(w[i], j + 1))] = 1
+			}
+			nmanaged = k + 1
+		}
+		while (r > 0 && !((n ":" r) in is_managed))
+			r--
+		return r
+	}
 	# the order and zone the record of a node holds after a pass (0: none)
 	record_of != "" && index($0, record_of) {
 		n = field("nid")
@@ -238,7 +263,7 @@ futile_passes() {
 			next
 		zone = field(pass == order_of ? "highest_zoneidx" : "classzone")
 		if (record_of != "" && !(record[n] > 0 && o >= record[n] &&
-		    zone_rank(zone) <= zone_rank(record_zone[n]))) {
+		    managed_rank(n, zone_rank(zone)) <= zone_rank(record_zone[n]))) {
 			ungated++
 			next
 		}
