@@ -30,7 +30,8 @@
 # caller nor its parent is a text symbol of KERNEL_OBJ's mm/page_alloc.o),
 # such as allocations under a driver's spin_lock_irqsave(): there the
 # allocator cannot give interrupts back.  Sections whose opening was not
-# traced count, and without that object file all do.  A case passes if
+# traced, or names an address (parent=0x0 without frame pointers), count,
+# and without that object file all do.  A case passes if
 # no section moved more blocks than the largest pcp
 # "batch:" in /proc/zoneinfo (blocks, not pages: a THP is one block, and
 # no more than a batch of pages is moved per hold, so the bound is loose
@@ -96,6 +97,11 @@ sections() {
 		sub(/[+ ].*/, "", line)
 		return line
 	}
+	# whether an event field names a function (not an address: without
+	# frame pointers parent is 0x0)
+	function named(f) {
+		return f != "" && f !~ /^0x/
+	}
 	FILENAME != "-" && FNR == NR {
 		allocator[$1] = 1
 		nsyms++
@@ -113,7 +119,9 @@ sections() {
 		} else if ($0 ~ / irq_disable: /) {
 			if (!n[cpu]) {
 				first[cpu] = $0
-				outsider[cpu] = nsyms && !(field($0, "caller") in allocator) && !(field($0, "parent") in allocator)
+				c = field($0, "caller")
+				p = field($0, "parent")
+				outsider[cpu] = nsyms && named(c) && named(p) && !(c in allocator) && !(p in allocator)
 			}
 		} else if ($0 ~ / irq_enable: /) {
 			if (n[cpu] > 0 && outsider[cpu]) {
