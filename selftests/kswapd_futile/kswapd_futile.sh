@@ -137,6 +137,12 @@ high_wmark_mb() {
 		END { print int(n * 4 / 1024) }' /proc/zoneinfo
 }
 
+# managed_zones: "NODE:ZONE" for each zone with managed pages
+managed_zones() {
+	awk '$1 == "Node" { n = $2 + 0; z = $4 }
+		$1 == "managed" && $2 > 0 { printf "%d:%s ", n, z }' /proc/zoneinfo
+}
+
 # futile_passes: "PASSES FAILURES SUCCESSES FAILING IDLE UNGATED ASKED
 # NODES WHICH" from the trace: kswapd passes at an order above 0,
 # compaction's failures and successes, the passes that began while
@@ -149,12 +155,6 @@ high_wmark_mb() {
 # WHICH lists the first ten failing passes (time:node:order, the time of
 # the event that gave the order, and the order and gfp flags of the last
 # kswapd wakeup on the node before it), for a diagnosis
-# managed_zones: "NODE:ZONE" for each zone with managed pages
-managed_zones() {
-	awk '$1 == "Node" { n = $2 + 0; z = $4 }
-		$1 == "managed" && $2 > 0 { printf "%d:%s ", n, z }' /proc/zoneinfo
-}
-
 futile_passes() {
 	awk -v pass="${PASS_EVENT#*/}:" -v order_of="${ORDER_EVENT#*/}:" \
 	    -v managed="$(managed_zones)" \

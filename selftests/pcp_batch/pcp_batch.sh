@@ -31,14 +31,14 @@
 # such as allocations under a driver's spin_lock_irqsave(): there the
 # allocator cannot give interrupts back.  Sections whose opening was not
 # traced, or names an address (parent=0x0 without frame pointers), count,
-# and without that object file all do.  A case passes if
-# no section moved more blocks than the largest pcp
-# "batch:" in /proc/zoneinfo (blocks, not pages: a THP is one block, and
-# no more than a batch of pages is moved per hold, so the bound is loose
-# only for higher orders).  It fails as not exercised unless the load
-# moved more than a batch at once: a section over the batch, or a full
-# batch followed on that CPU by another section that moved pages.  It
-# skips, with the reason, if the trace buffer lost events.
+# and without that object file all do.  A case passes if no section moved
+# more blocks than the largest pcp "batch:" in /proc/zoneinfo (blocks, not
+# pages: a THP is one block, and no more than a batch of pages is moved
+# per hold, so the bound is loose only for higher orders).  It fails as
+# not exercised unless the load moved more than a batch at once: a section
+# over the batch, or a full batch followed on that CPU by another section
+# that moved pages.  It skips, with the reason, if the trace buffer lost
+# events.
 #
 # The refill case is skipped on SMP=n kernels, where the pcp trylock
 # disables interrupts across the whole refill, and the test on PREEMPT_RT,
@@ -121,7 +121,8 @@ sections() {
 				first[cpu] = $0
 				c = field($0, "caller")
 				p = field($0, "parent")
-				outsider[cpu] = nsyms && named(c) && named(p) && !(c in allocator) && !(p in allocator)
+				outsider[cpu] = nsyms && named(c) && named(p) &&
+				    !(c in allocator) && !(p in allocator)
 			}
 		} else if ($0 ~ / irq_enable: /) {
 			if (n[cpu] > 0 && outsider[cpu]) {
